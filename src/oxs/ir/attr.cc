@@ -6,21 +6,36 @@ namespace oxs::ir {
 
 const char* attr_type_name(AttrType t) {
   switch (t) {
-    case AttrType::Undefined: return "undefined";
-    case AttrType::Float: return "float";
-    case AttrType::Int: return "int";
-    case AttrType::String: return "string";
-    case AttrType::Tensor: return "tensor";
-    case AttrType::Graph: return "graph";
-    case AttrType::Floats: return "floats";
-    case AttrType::Ints: return "ints";
-    case AttrType::Strings: return "strings";
-    case AttrType::Tensors: return "tensors";
-    case AttrType::Graphs: return "graphs";
-    case AttrType::SparseTensor: return "sparse_tensor";
-    case AttrType::SparseTensors: return "sparse_tensors";
-    case AttrType::TypeProto: return "type_proto";
-    case AttrType::TypeProtos: return "type_protos";
+    case AttrType::Undefined:
+      return "undefined";
+    case AttrType::Float:
+      return "float";
+    case AttrType::Int:
+      return "int";
+    case AttrType::String:
+      return "string";
+    case AttrType::Tensor:
+      return "tensor";
+    case AttrType::Graph:
+      return "graph";
+    case AttrType::Floats:
+      return "floats";
+    case AttrType::Ints:
+      return "ints";
+    case AttrType::Strings:
+      return "strings";
+    case AttrType::Tensors:
+      return "tensors";
+    case AttrType::Graphs:
+      return "graphs";
+    case AttrType::SparseTensor:
+      return "sparse_tensor";
+    case AttrType::SparseTensors:
+      return "sparse_tensors";
+    case AttrType::TypeProto:
+      return "type_proto";
+    case AttrType::TypeProtos:
+      return "type_protos";
   }
   return "invalid";
 }

@@ -40,7 +40,9 @@ const Info* info(DataType t) {
 }
 }  // namespace
 
-bool is_valid_dtype(int32_t raw) { return raw >= 0 && raw < static_cast<int32_t>(kInfo.size()); }
+bool is_valid_dtype(int32_t raw) {
+  return raw >= 0 && raw < static_cast<int32_t>(kInfo.size());
+}
 
 size_t element_size(DataType t) {
   const Info* i = info(t);
@@ -82,8 +84,10 @@ bool is_integer(DataType t) {
     case DataType::Uint8:
     case DataType::Uint16:
     case DataType::Uint32:
-    case DataType::Uint64: return true;
-    default: return false;
+    case DataType::Uint64:
+      return true;
+    default:
+      return false;
   }
 }
 
@@ -92,8 +96,10 @@ bool is_signed(DataType t) {
     case DataType::Int8:
     case DataType::Int16:
     case DataType::Int32:
-    case DataType::Int64: return true;
-    default: return is_floating(t);
+    case DataType::Int64:
+      return true;
+    default:
+      return is_floating(t);
   }
 }
 

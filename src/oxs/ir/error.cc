@@ -4,12 +4,18 @@ namespace oxs {
 
 const char* error_kind_name(ErrorKind kind) {
   switch (kind) {
-    case ErrorKind::Usage: return "usage error";
-    case ErrorKind::Input: return "input error";
-    case ErrorKind::Invalid: return "invalid model";
-    case ErrorKind::Unsupported: return "unsupported";
-    case ErrorKind::IO: return "I/O error";
-    case ErrorKind::Internal: return "internal error";
+    case ErrorKind::Usage:
+      return "usage error";
+    case ErrorKind::Input:
+      return "input error";
+    case ErrorKind::Invalid:
+      return "invalid model";
+    case ErrorKind::Unsupported:
+      return "unsupported";
+    case ErrorKind::IO:
+      return "I/O error";
+    case ErrorKind::Internal:
+      return "internal error";
   }
   return "error";
 }
@@ -35,6 +41,8 @@ Error::Error(ErrorKind kind, std::string message, ErrorLocation where)
       message_(std::move(message)),
       where_(std::move(where)) {}
 
-std::string Error::describe() const { return what(); }
+std::string Error::describe() const {
+  return what();
+}
 
 }  // namespace oxs

@@ -22,8 +22,8 @@ const char* error_kind_name(ErrorKind kind);
 // Where an error points: a file with optional line/column, and/or a node.
 struct ErrorLocation {
   std::string file;
-  int line = 0;    // 1-based; 0 = unknown
-  int column = 0;  // 1-based; 0 = unknown
+  int line = 0;      // 1-based; 0 = unknown
+  int column = 0;    // 1-based; 0 = unknown
   std::string node;  // node name or op, when the error is about a node
 };
 

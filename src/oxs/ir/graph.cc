@@ -52,7 +52,9 @@ std::unique_ptr<Graph> Graph::make_subgraph(std::string name) const {
   return g;
 }
 
-Graph* Graph::parent() const { return owner_ ? owner_->graph() : nullptr; }
+Graph* Graph::parent() const {
+  return owner_ ? owner_->graph() : nullptr;
+}
 
 Value* Graph::own(std::unique_ptr<Value> v) {
   Value* raw = v.get();
@@ -61,7 +63,9 @@ Value* Graph::own(std::unique_ptr<Value> v) {
   return raw;
 }
 
-void Graph::release(Value* v) { owned_.erase(v); }
+void Graph::release(Value* v) {
+  owned_.erase(v);
+}
 
 // ---- inputs / outputs / initializers ----
 
@@ -155,7 +159,9 @@ Node* Graph::first_node() const {
   return num_nodes_ ? sentinel_->next_ : nullptr;
 }
 
-Node* Graph::last_node() const { return num_nodes_ ? sentinel_->prev_ : nullptr; }
+Node* Graph::last_node() const {
+  return num_nodes_ ? sentinel_->prev_ : nullptr;
+}
 
 void Graph::link_before(Node* pos, Node* n) {
   if (n->graph_ && n->graph_ != this) {
@@ -245,7 +251,9 @@ void Graph::remove(Node* n) {
   graveyard_.emplace_back(n);
 }
 
-void Graph::collect_garbage() { graveyard_.clear(); }
+void Graph::collect_garbage() {
+  graveyard_.clear();
+}
 
 Node* Graph::create_node(std::string op_type, std::span<Value* const> inputs, size_t num_outputs,
                          std::string domain) {

@@ -14,9 +14,13 @@ Node::Node(std::string op_type, std::string domain, std::span<Value* const> inpu
   for (size_t i = 0; i < num_outputs; ++i) append_output();
 }
 
-Node::~Node() { detach_inputs(); }
+Node::~Node() {
+  detach_inputs();
+}
 
-std::string Node::display_name() const { return name_.empty() ? op_type_ : name_; }
+std::string Node::display_name() const {
+  return name_.empty() ? op_type_ : name_;
+}
 
 std::vector<Value*> Node::inputs() const {
   std::vector<Value*> out;

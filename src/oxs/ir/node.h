@@ -21,8 +21,7 @@ class Graph;
 class Node {
  public:
   // A detached node with `num_outputs` fresh unnamed outputs.
-  Node(std::string op_type, std::string domain, std::span<Value* const> inputs,
-       size_t num_outputs);
+  Node(std::string op_type, std::string domain, std::span<Value* const> inputs, size_t num_outputs);
   Node(std::string op_type, std::span<Value* const> inputs, size_t num_outputs = 1)
       : Node(std::move(op_type), {}, inputs, num_outputs) {}
   ~Node();

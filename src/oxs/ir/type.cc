@@ -6,9 +6,12 @@ namespace oxs::ir {
 
 std::string Dim::to_string() const {
   switch (kind_) {
-    case Kind::Value: return std::to_string(value_);
-    case Kind::Param: return param_;
-    case Kind::Unknown: return "?";
+    case Kind::Value:
+      return std::to_string(value_);
+    case Kind::Param:
+      return param_;
+    case Kind::Unknown:
+      return "?";
   }
   return "?";
 }
@@ -116,11 +119,16 @@ std::string Type::to_string() const {
     return out;
   };
   switch (kind_) {
-    case Kind::None: return "?";
-    case Kind::Tensor: return tensor_text();
-    case Kind::SparseTensor: return "sparse(" + tensor_text() + ")";
-    case Kind::Sequence: return "seq(" + (element_ ? element_->to_string() : "?") + ")";
-    case Kind::Optional: return "optional(" + (element_ ? element_->to_string() : "?") + ")";
+    case Kind::None:
+      return "?";
+    case Kind::Tensor:
+      return tensor_text();
+    case Kind::SparseTensor:
+      return "sparse(" + tensor_text() + ")";
+    case Kind::Sequence:
+      return "seq(" + (element_ ? element_->to_string() : "?") + ")";
+    case Kind::Optional:
+      return "optional(" + (element_ ? element_->to_string() : "?") + ")";
     case Kind::Map:
       return "map(" + std::string(dtype_name(elem_)) + "," +
              (element_ ? element_->to_string() : "?") + ")";

@@ -6,7 +6,9 @@
 
 namespace oxs::ir {
 
-Graph* Value::graph() const { return producer_ ? producer_->graph() : owner_graph_; }
+Graph* Value::graph() const {
+  return producer_ ? producer_->graph() : owner_graph_;
+}
 
 uint32_t Value::add_use(Node* user, uint32_t index) {
   uses_.push_back({user, index});

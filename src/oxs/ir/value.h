@@ -25,7 +25,8 @@ struct Use {
 
 class Value {
  public:
-  explicit Value(std::string name = {}, Type type = {}) : name_(std::move(name)), type_(std::move(type)) {}
+  explicit Value(std::string name = {}, Type type = {})
+      : name_(std::move(name)), type_(std::move(type)) {}
   Value(const Value&) = delete;
   Value& operator=(const Value&) = delete;
 

@@ -43,16 +43,18 @@ class Verifier {
         if (!v) continue;
         ++reads_[v];
         if (!defined_.count(v)) {
-          const bool later = v->producer() && v->producer()->graph() == &g &&
-                             !v->producer()->is_erased();
-          add(nwhere, "input " + std::to_string(i) + " '" + v->name() + "' is " +
-                          (later ? "used before the node that produces it (not topologically sorted)"
-                                 : "not defined in this graph or an enclosing one"));
+          const bool later =
+              v->producer() && v->producer()->graph() == &g && !v->producer()->is_erased();
+          add(nwhere,
+              "input " + std::to_string(i) + " '" + v->name() + "' is " +
+                  (later ? "used before the node that produces it (not topologically sorted)"
+                         : "not defined in this graph or an enclosing one"));
         }
       }
       for (const Attr& a : n->attrs()) {
         auto check_sub = [&](const Graph* sub) {
-          if (sub->owner() != n) add(nwhere, "attribute '" + a.name + "' subgraph has a wrong owner");
+          if (sub->owner() != n)
+            add(nwhere, "attribute '" + a.name + "' subgraph has a wrong owner");
           graph(*sub, " (attribute '" + a.name + "' of " + nwhere + ")");
         };
         if (a.g) check_sub(a.g.get());
@@ -95,9 +97,8 @@ class Verifier {
       auto it = reads_.find(v);
       size_t reads = it == reads_.end() ? 0 : it->second;
       if (reads != live) {
-        add("value '" + v->name() + "'", "use list has " + std::to_string(live) +
-                                             " entries but " + std::to_string(reads) +
-                                             " node inputs read the value");
+        add("value '" + v->name() + "'", "use list has " + std::to_string(live) + " entries but " +
+                                             std::to_string(reads) + " node inputs read the value");
       }
     }
   }
