@@ -1,0 +1,48 @@
+// Structural comparison of two graphs, functions or models that ignores value
+// and node names and any node order not forced by data flow. Compares op
+// types, domains, attributes (floats within a tolerance), constants and
+// initializers by value (a Constant node and an initializer holding the same
+// tensor are the same), graph input/output types and shapes, subgraphs and
+// model-local functions. Linear in graph size (n log n with sorting): values
+// are hashed bottom-up in topological order, then mismatching outputs are
+// walked pairwise to name the first differences.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "oxs/ir/model.h"
+
+namespace oxs::ir {
+
+struct DiffOptions {
+  // Floats (attributes and float tensor contents) compare equal when
+  // |a - b| <= atol + rtol * |b|. Zero tolerances compare bit patterns.
+  double rtol = 0;
+  double atol = 0;
+  // Compare the types and shapes of graph inputs and outputs.
+  bool compare_io_types = true;
+  // Stop after this many differences.
+  size_t max_differences = 10;
+};
+
+struct Difference {
+  std::string where_a;  // e.g. "node 'Add_3' (Add)" or "output 0 'y'"
+  std::string where_b;
+  std::string message;
+};
+
+struct DiffResult {
+  std::vector<Difference> differences;
+  bool equivalent() const { return differences.empty(); }
+  // "equivalent" or one paragraph per difference.
+  std::string to_string() const;
+};
+
+DiffResult diff(const Graph& a, const Graph& b, const DiffOptions& options = {});
+DiffResult diff(const Function& a, const Function& b, const DiffOptions& options = {});
+// Also compares opset imports and the set of model-local functions (matched
+// by domain and name).
+DiffResult diff(const Model& a, const Model& b, const DiffOptions& options = {});
+
+}  // namespace oxs::ir
