@@ -24,20 +24,72 @@
 namespace oxs::script {
 
 enum class ExprKind : uint8_t {
-  kBoolOp, kNamedExpr, kBinOp, kUnaryOp, kLambda, kIfExp, kDict, kSet, kListComp, kSetComp,
-  kDictComp, kGeneratorExp, kAwait, kYield, kYieldFrom, kCompare, kCall, kConstant, kAttribute,
-  kSubscript, kStarred, kName, kList, kTuple, kSlice,
+  kBoolOp,
+  kNamedExpr,
+  kBinOp,
+  kUnaryOp,
+  kLambda,
+  kIfExp,
+  kDict,
+  kSet,
+  kListComp,
+  kSetComp,
+  kDictComp,
+  kGeneratorExp,
+  kAwait,
+  kYield,
+  kYieldFrom,
+  kCompare,
+  kCall,
+  kConstant,
+  kAttribute,
+  kSubscript,
+  kStarred,
+  kName,
+  kList,
+  kTuple,
+  kSlice,
 };
 
 enum class StmtKind : uint8_t {
-  kFunctionDef, kClassDef, kReturn, kDelete, kAssign, kAugAssign, kAnnAssign, kFor, kWhile, kIf,
-  kWith, kRaise, kTry, kAssert, kImport, kImportFrom, kGlobal, kNonlocal, kExpr, kPass, kBreak,
+  kFunctionDef,
+  kClassDef,
+  kReturn,
+  kDelete,
+  kAssign,
+  kAugAssign,
+  kAnnAssign,
+  kFor,
+  kWhile,
+  kIf,
+  kWith,
+  kRaise,
+  kTry,
+  kAssert,
+  kImport,
+  kImportFrom,
+  kGlobal,
+  kNonlocal,
+  kExpr,
+  kPass,
+  kBreak,
   kContinue,
 };
 
 enum class BoolOpKind : uint8_t { kAnd, kOr };
 enum class BinOpKind : uint8_t {
-  kAdd, kSub, kMult, kMatMult, kDiv, kFloorDiv, kMod, kPow, kLShift, kRShift, kBitOr, kBitXor,
+  kAdd,
+  kSub,
+  kMult,
+  kMatMult,
+  kDiv,
+  kFloorDiv,
+  kMod,
+  kPow,
+  kLShift,
+  kRShift,
+  kBitOr,
+  kBitXor,
   kBitAnd,
 };
 enum class UnaryOpKind : uint8_t { kInvert, kNot, kUAdd, kUSub };
@@ -46,9 +98,9 @@ enum class ConstantKind : uint8_t { kNone, kBool, kInt, kFloat, kStr, kBytes, kE
 enum class ParamKind : uint8_t {
   kPositionalOnly,  // before '/'
   kNormal,
-  kVarArgs,         // *args
-  kKeywordOnly,     // after '*' or *args
-  kVarKeywords,     // **kwargs
+  kVarArgs,      // *args
+  kKeywordOnly,  // after '*' or *args
+  kVarKeywords,  // **kwargs
 };
 
 // Python's names ("Add", "BinOp", "FunctionDef") and symbols ("+", "<=").
@@ -103,11 +155,15 @@ struct Stmt : Node {
   }
 };
 
-#define OXS_EXPR_NODE(Type, Kind)                               \
-  static bool classof(ExprKind k) { return k == ExprKind::Kind; } \
+#define OXS_EXPR_NODE(Type, Kind)   \
+  static bool classof(ExprKind k) { \
+    return k == ExprKind::Kind;     \
+  }                                 \
   Type() : Expr(ExprKind::Kind) {}
-#define OXS_STMT_NODE(Type, Kind)                               \
-  static bool classof(StmtKind k) { return k == StmtKind::Kind; } \
+#define OXS_STMT_NODE(Type, Kind)   \
+  static bool classof(StmtKind k) { \
+    return k == StmtKind::Kind;     \
+  }                                 \
   Type() : Stmt(StmtKind::Kind) {}
 
 // A function or lambda parameter. `default_value` and `annotation` may be null.

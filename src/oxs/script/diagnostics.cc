@@ -51,7 +51,9 @@ Diagnostic& DiagnosticSink::error(std::string code, Span span, std::string messa
 
 namespace {
 
-bool is_continuation_byte(char c) { return (static_cast<unsigned char>(c) & 0xC0) == 0x80; }
+bool is_continuation_byte(char c) {
+  return (static_cast<unsigned char>(c) & 0xC0) == 0x80;
+}
 
 }  // namespace
 

@@ -14,8 +14,12 @@ namespace {
 bool is_ident_start(unsigned char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c >= 0x80;
 }
-bool is_ident_char(unsigned char c) { return is_ident_start(c) || (c >= '0' && c <= '9'); }
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
+bool is_ident_char(unsigned char c) {
+  return is_ident_start(c) || (c >= '0' && c <= '9');
+}
+bool is_digit(char c) {
+  return c >= '0' && c <= '9';
+}
 int digit_value(char c) {
   if (c >= '0' && c <= '9') return c - '0';
   if (c >= 'a' && c <= 'z') return c - 'a' + 10;
@@ -28,23 +32,40 @@ struct Keyword {
   TokenKind kind;
 };
 constexpr Keyword kKeywords[] = {
-    {"False", TokenKind::kFalse},     {"None", TokenKind::kNone},
-    {"True", TokenKind::kTrue},       {"and", TokenKind::kAnd},
-    {"as", TokenKind::kAs},           {"assert", TokenKind::kAssert},
-    {"async", TokenKind::kAsync},     {"await", TokenKind::kAwait},
-    {"break", TokenKind::kBreak},     {"class", TokenKind::kClass},
-    {"continue", TokenKind::kContinue}, {"def", TokenKind::kDef},
-    {"del", TokenKind::kDel},         {"elif", TokenKind::kElif},
-    {"else", TokenKind::kElse},       {"except", TokenKind::kExcept},
-    {"finally", TokenKind::kFinally}, {"for", TokenKind::kFor},
-    {"from", TokenKind::kFrom},       {"global", TokenKind::kGlobal},
-    {"if", TokenKind::kIf},           {"import", TokenKind::kImport},
-    {"in", TokenKind::kIn},           {"is", TokenKind::kIs},
-    {"lambda", TokenKind::kLambda},   {"nonlocal", TokenKind::kNonlocal},
-    {"not", TokenKind::kNot},         {"or", TokenKind::kOr},
-    {"pass", TokenKind::kPass},       {"raise", TokenKind::kRaise},
-    {"return", TokenKind::kReturn},   {"try", TokenKind::kTry},
-    {"while", TokenKind::kWhile},     {"with", TokenKind::kWith},
+    {"False", TokenKind::kFalse},
+    {"None", TokenKind::kNone},
+    {"True", TokenKind::kTrue},
+    {"and", TokenKind::kAnd},
+    {"as", TokenKind::kAs},
+    {"assert", TokenKind::kAssert},
+    {"async", TokenKind::kAsync},
+    {"await", TokenKind::kAwait},
+    {"break", TokenKind::kBreak},
+    {"class", TokenKind::kClass},
+    {"continue", TokenKind::kContinue},
+    {"def", TokenKind::kDef},
+    {"del", TokenKind::kDel},
+    {"elif", TokenKind::kElif},
+    {"else", TokenKind::kElse},
+    {"except", TokenKind::kExcept},
+    {"finally", TokenKind::kFinally},
+    {"for", TokenKind::kFor},
+    {"from", TokenKind::kFrom},
+    {"global", TokenKind::kGlobal},
+    {"if", TokenKind::kIf},
+    {"import", TokenKind::kImport},
+    {"in", TokenKind::kIn},
+    {"is", TokenKind::kIs},
+    {"lambda", TokenKind::kLambda},
+    {"nonlocal", TokenKind::kNonlocal},
+    {"not", TokenKind::kNot},
+    {"or", TokenKind::kOr},
+    {"pass", TokenKind::kPass},
+    {"raise", TokenKind::kRaise},
+    {"return", TokenKind::kReturn},
+    {"try", TokenKind::kTry},
+    {"while", TokenKind::kWhile},
+    {"with", TokenKind::kWith},
     {"yield", TokenKind::kYield},
 };
 
@@ -271,8 +292,7 @@ void Lexer::indentation() {
     }
     if (indents_.size() > kMaxIndentLevels) {
       error(code::kTooManyIndentLevels, span,
-            "too many levels of indentation (more than " + std::to_string(kMaxIndentLevels) +
-                ")");
+            "too many levels of indentation (more than " + std::to_string(kMaxIndentLevels) + ")");
       return;
     }
     indents_.push_back(col);
@@ -305,11 +325,28 @@ void Lexer::identifier_or_string() {
     bool raw = false, bytes = false, fstring = false, unicode = false, valid = true;
     for (char c : word) {
       switch (c) {
-        case 'r': case 'R': valid &= !raw; raw = true; break;
-        case 'b': case 'B': valid &= !bytes; bytes = true; break;
-        case 'f': case 'F': valid &= !fstring; fstring = true; break;
-        case 'u': case 'U': valid &= !unicode; unicode = true; break;
-        default: valid = false;
+        case 'r':
+        case 'R':
+          valid &= !raw;
+          raw = true;
+          break;
+        case 'b':
+        case 'B':
+          valid &= !bytes;
+          bytes = true;
+          break;
+        case 'f':
+        case 'F':
+          valid &= !fstring;
+          fstring = true;
+          break;
+        case 'u':
+        case 'U':
+          valid &= !unicode;
+          unicode = true;
+          break;
+        default:
+          valid = false;
       }
     }
     valid &= !(bytes && fstring) && !(unicode && (raw || bytes || fstring));
@@ -460,17 +497,38 @@ bool Lexer::escape(std::string& value, bool bytes) {
   }
   ++pos_;
   switch (c) {
-    case '\\': value += '\\'; return true;
-    case '\'': value += '\''; return true;
-    case '"': value += '"'; return true;
-    case 'a': value += '\a'; return true;
-    case 'b': value += '\b'; return true;
-    case 'f': value += '\f'; return true;
-    case 'n': value += '\n'; return true;
-    case 'r': value += '\r'; return true;
-    case 't': value += '\t'; return true;
-    case 'v': value += '\v'; return true;
-    default: break;
+    case '\\':
+      value += '\\';
+      return true;
+    case '\'':
+      value += '\'';
+      return true;
+    case '"':
+      value += '"';
+      return true;
+    case 'a':
+      value += '\a';
+      return true;
+    case 'b':
+      value += '\b';
+      return true;
+    case 'f':
+      value += '\f';
+      return true;
+    case 'n':
+      value += '\n';
+      return true;
+    case 'r':
+      value += '\r';
+      return true;
+    case 't':
+      value += '\t';
+      return true;
+    case 'v':
+      value += '\v';
+      return true;
+    default:
+      break;
   }
   if (c >= '0' && c <= '7') {
     uint32_t v = static_cast<uint32_t>(c - '0');
@@ -534,8 +592,8 @@ void Lexer::string(size_t begin, bool raw, bool bytes, bool fstring) {
             std::string(triple ? "unterminated triple-quoted string literal"
                                : "unterminated string literal") +
                 " (detected at line " + std::to_string(at_end.line) + ")",
-            std::string("close the string with ") + (triple ? std::string(3, quote)
-                                                            : std::string(1, quote)));
+            std::string("close the string with ") +
+                (triple ? std::string(3, quote) : std::string(1, quote)));
       emit(TokenKind::kError, begin);
       return;
     }
@@ -579,7 +637,9 @@ void Lexer::string(size_t begin, bool raw, bool bytes, bool fstring) {
     emit(TokenKind::kError, begin);
     return;
   }
-  Token& t = emit(fstring ? TokenKind::kFString : bytes ? TokenKind::kBytes : TokenKind::kString,
+  Token& t = emit(fstring ? TokenKind::kFString
+                  : bytes ? TokenKind::kBytes
+                          : TokenKind::kString,
                   begin);
   t.text = std::move(value);
 }
@@ -598,8 +658,12 @@ void Lexer::close_bracket(TokenKind kind, char open, size_t begin) {
     Diagnostic& d =
         error(code::kMismatchedBracket, span_from(begin),
               std::string("closing '") + close + "' does not match opening '" + top + "'");
-    d.notes.push_back("'" + std::string(1, top) + "' was opened on line " +
-                      std::to_string(file_.line_col(static_cast<uint32_t>(top_offset)).line));
+    // Appended piecewise: g++ 12 -O3 warns falsely (-Wrestrict) on "'" + std::string.
+    std::string note(1, '\'');
+    note += top;
+    note += "' was opened on line ";
+    note += std::to_string(file_.line_col(static_cast<uint32_t>(top_offset)).line);
+    d.notes.push_back(std::move(note));
     emit(TokenKind::kError, begin);
     return;
   }
@@ -610,13 +674,22 @@ void Lexer::operator_or_invalid() {
   size_t begin = pos_;
   char c = src_[pos_];
   switch (c) {
-    case '(': case '[': case '{':
+    case '(':
+    case '[':
+    case '{':
       brackets_.emplace_back(c, pos_);
       break;
-    case ')': close_bracket(TokenKind::kRParen, '(', begin); return;
-    case ']': close_bracket(TokenKind::kRBracket, '[', begin); return;
-    case '}': close_bracket(TokenKind::kRBrace, '{', begin); return;
-    default: break;
+    case ')':
+      close_bracket(TokenKind::kRParen, '(', begin);
+      return;
+    case ']':
+      close_bracket(TokenKind::kRBracket, '[', begin);
+      return;
+    case '}':
+      close_bracket(TokenKind::kRBrace, '{', begin);
+      return;
+    default:
+      break;
   }
   std::string_view rest = src_.substr(pos_);
   for (const Operator& op : kOperators) {
