@@ -154,7 +154,12 @@ std::vector<Param> Parser::parameters(TokenKind end, bool annotations) {
       params.push_back(std::move(p));
       bare_star_pending = false;
     }
-    if (!match(TokenKind::kComma)) break;
+    if (match(TokenKind::kComma)) continue;
+    if (check(TokenKind::kName)) {
+      fail(code::kMissingComma, Span::cover(previous().span, peek().span),
+           "invalid syntax. Perhaps you forgot a comma?");
+    }
+    break;
   }
   if (bare_star_pending) {
     fail(code::kInvalidParameters, bare_star, "named parameters must follow bare '*'");
