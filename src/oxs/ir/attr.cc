@@ -48,6 +48,7 @@ Attr Attr::clone() const {
   Attr a(name, type);
   a.ref_attr_name = ref_attr_name;
   a.doc_string = doc_string;
+  a.proto_quirks = proto_quirks;
   a.f = f;
   a.i = i;
   a.s = s;

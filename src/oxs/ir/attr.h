@@ -63,6 +63,10 @@ class Attr {
   AttrType type = AttrType::Undefined;
   std::string ref_attr_name;
   std::string doc_string;
+  // onnx/ only: how the loaded protobuf deviated from the canonical encoding
+  // (e.g. a field explicitly set to its default), so that saving reproduces
+  // it exactly. 0 for anything built in memory.
+  uint32_t proto_quirks = 0;
 
   float f = 0;
   int64_t i = 0;

@@ -142,6 +142,25 @@ class Graph {
   Value* add_annotation_value(std::string name, Type type = {});
   std::vector<TensorAnnotation> quantization_annotation;
   std::vector<std::shared_ptr<SparseTensor>> sparse_initializers;
+  // A graph output or value_info entry whose ValueInfoProto differs from its
+  // value's own type and doc string (the same value listed twice with
+  // different annotations, or a subgraph annotating an outer value). Only
+  // onnx/ reads these; an entry whose `value` no longer sits at `index` of
+  // its list is ignored.
+  struct ValueInfoOverride {
+    enum class List : uint8_t { Output, ValueInfo };
+    List list = List::Output;
+    size_t index = 0;
+    const Value* value = nullptr;
+    Type type;
+    std::string doc_string;
+    uint32_t proto_quirks = 0;
+  };
+  std::vector<ValueInfoOverride> value_info_overrides;
+  // onnx/ only: how the loaded protobuf deviated from the canonical encoding
+  // (e.g. a field explicitly set to its default), so that saving reproduces
+  // it exactly. 0 for anything built in memory.
+  uint32_t proto_quirks = 0;
 
   // Visits this graph's nodes and, recursively, those of all subgraphs
   // (pre-order: a node before the nodes of its subgraphs).

@@ -23,6 +23,7 @@ Value* mapped(const ValueMap& map, Value* v) {
 void copy_value_fields(const Value& from, Value* to) {
   to->set_type(from.type());
   to->doc_string = from.doc_string;
+  to->proto_quirks = from.proto_quirks;
   to->set_const_value(from.const_value());
 }
 
@@ -31,9 +32,11 @@ std::unique_ptr<Graph> clone_into(const Graph& src, ValueMap& map,
   auto g = std::make_unique<Graph>(src.name());
   if (names) g->set_name_authority(std::move(names));
   g->doc_string = src.doc_string;
+  g->proto_quirks = src.proto_quirks;
   for (Value* in : src.inputs()) {
     Value* c = g->add_input(in->name(), in->type());
     c->doc_string = in->doc_string;
+    c->proto_quirks = in->proto_quirks;
     map[in] = c;
   }
   for (Value* init : src.initializers()) {
@@ -52,6 +55,7 @@ std::unique_ptr<Graph> clone_into(const Graph& src, ValueMap& map,
     auto c = std::make_unique<Node>(n->op_type(), n->domain(), ins, n->num_outputs());
     c->set_name(n->name());
     c->doc_string = n->doc_string;
+    c->proto_quirks = n->proto_quirks;
     for (size_t i = 0; i < n->num_outputs(); ++i) {
       Value* o = n->output(i);
       if (!o) {
@@ -69,6 +73,7 @@ std::unique_ptr<Graph> clone_into(const Graph& src, ValueMap& map,
         // Subgraphs must read this clone's values: clone them with the map.
         copy.ref_attr_name = a.ref_attr_name;
         copy.doc_string = a.doc_string;
+        copy.proto_quirks = a.proto_quirks;
         if (a.g) copy.g = clone_into(*a.g, map, g->name_authority());
         for (const auto& sub : a.graphs) {
           copy.graphs.push_back(clone_into(*sub, map, g->name_authority()));
@@ -86,12 +91,18 @@ std::unique_ptr<Graph> clone_into(const Graph& src, ValueMap& map,
     } else {
       Value* c = g->add_annotation_value(vi->name(), vi->type());
       c->doc_string = vi->doc_string;
+      c->proto_quirks = vi->proto_quirks;
       map[vi] = c;
       g->value_info.push_back(c);
     }
   }
   g->quantization_annotation = src.quantization_annotation;
   g->sparse_initializers = src.sparse_initializers;
+  for (const Graph::ValueInfoOverride& o : src.value_info_overrides) {
+    Graph::ValueInfoOverride copy = o;
+    copy.value = mapped(map, const_cast<Value*>(o.value));
+    g->value_info_overrides.push_back(std::move(copy));
+  }
   return g;
 }
 

@@ -17,7 +17,8 @@ namespace oxs::ir {
 struct OpsetImport {
   std::string domain;  // "" for ai.onnx
   int64_t version = 0;
-  bool operator==(const OpsetImport& o) const = default;
+  uint32_t proto_quirks = 0;  // onnx/ only (e.g. domain field absent)
+  bool operator==(const OpsetImport& o) const { return domain == o.domain && version == o.version; }
 };
 
 using StringPairs = std::vector<std::pair<std::string, std::string>>;
@@ -40,6 +41,10 @@ class Function {
   std::vector<OpsetImport> opset_imports;
   // Inputs and outputs of the body are the function's formal parameters.
   std::unique_ptr<Graph> body;
+  // onnx/ only: how the loaded protobuf deviated from the canonical encoding
+  // (e.g. a field explicitly set to its default), so that saving reproduces
+  // it exactly. 0 for anything built in memory.
+  uint32_t proto_quirks = 0;
 };
 
 struct TrainingInfo {
@@ -69,6 +74,10 @@ class Model {
   // a round trip reproduces the file exactly. Only onnx/ reads these.
   bool has_ir_version = true;
   bool has_model_version = false;
+  // onnx/ only: how the loaded protobuf deviated from the canonical encoding
+  // (e.g. a field explicitly set to its default), so that saving reproduces
+  // it exactly. 0 for anything built in memory.
+  uint32_t proto_quirks = 0;
 
   Function* find_function(const std::string& domain, const std::string& name) const;
 };

@@ -36,6 +36,10 @@ class Node {
   const std::string& name() const { return name_; }
   void set_name(std::string n) { name_ = std::move(n); }
   std::string doc_string;
+  // onnx/ only: how the loaded protobuf deviated from the canonical encoding
+  // (e.g. a field explicitly set to its default), so that saving reproduces
+  // it exactly. 0 for anything built in memory.
+  uint32_t proto_quirks = 0;
   // The name if set, else "OpType" — for messages.
   std::string display_name() const;
 

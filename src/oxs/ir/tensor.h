@@ -107,6 +107,10 @@ class Tensor {
   bool has_segment = false;
   int64_t segment_begin = 0;
   int64_t segment_end = 0;
+  // onnx/ only: how the loaded protobuf deviated from the canonical encoding
+  // (e.g. a field explicitly set to its default), so that saving reproduces
+  // it exactly. 0 for anything built in memory.
+  uint32_t proto_quirks = 0;
 
   // Non-string data. Lazy storages are materialized here.
   std::span<const std::byte> bytes() const;

@@ -92,6 +92,7 @@ Type Type::map(DataType key, Type value) {
 
 Type::Type(const Type& o)
     : denotation(o.denotation),
+      proto_quirks(o.proto_quirks),
       kind_(o.kind_),
       elem_(o.elem_),
       shape_(o.shape_),

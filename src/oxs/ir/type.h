@@ -28,6 +28,10 @@ class Dim {
   const std::string& symbol() const { return param_; }
 
   std::string denotation;  // ONNX dimension denotation, rarely set
+  // onnx/ only: how the loaded protobuf deviated from the canonical encoding
+  // (e.g. a field explicitly set to its default), so that saving reproduces
+  // it exactly. 0 for anything built in memory.
+  uint32_t proto_quirks = 0;
 
   bool operator==(const Dim& o) const {
     return kind_ == o.kind_ && value_ == o.value_ && param_ == o.param_;
@@ -92,6 +96,10 @@ class Type {
   Type* element() { return element_.get(); }
 
   std::string denotation;
+  // onnx/ only: how the loaded protobuf deviated from the canonical encoding
+  // (e.g. a field explicitly set to its default), so that saving reproduces
+  // it exactly. 0 for anything built in memory.
+  uint32_t proto_quirks = 0;
 
   bool operator==(const Type& o) const;
   bool operator!=(const Type& o) const { return !(*this == o); }

@@ -36,6 +36,10 @@ class Value {
   Type& mutable_type() { return type_; }
   void set_type(Type t) { type_ = std::move(t); }
   std::string doc_string;
+  // onnx/ only: how the loaded protobuf deviated from the canonical encoding
+  // (e.g. a field explicitly set to its default), so that saving reproduces
+  // it exactly. 0 for anything built in memory.
+  uint32_t proto_quirks = 0;
 
   // The node producing this value, or null for graph inputs and initializers.
   Node* producer() const { return producer_; }
