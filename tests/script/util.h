@@ -1,6 +1,7 @@
 // Helpers shared by the script front-end tests.
 #pragma once
 
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -8,6 +9,10 @@
 #include "oxs/script/lexer.h"
 #include "oxs/script/parser.h"
 #include "oxs/script/source.h"
+
+namespace oxs::script {
+inline void PrintTo(LineCol lc, std::ostream* os) { *os << lc.line << ":" << lc.column; }
+}  // namespace oxs::script
 
 namespace oxs::script::testing {
 
