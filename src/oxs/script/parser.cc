@@ -234,7 +234,7 @@ void Parser::statement(Body& out) {
   const Token& t = peek();
   switch (t.kind) {
     case TokenKind::kIndent: {
-      report(code::kUnexpectedIndent, t.span, "unexpected indent",
+      report(code::kUnexpectedIndent, peek(1).span, "unexpected indent",
              "indent a line only to start a block after a ':'");
       advance();
       Body discarded;

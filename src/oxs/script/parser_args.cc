@@ -136,7 +136,6 @@ std::vector<Param> Parser::parameters(TokenKind end, bool annotations) {
       }
       params.push_back(std::move(p));
       seen_kwargs = true;
-      bare_star_pending = false;
     } else {
       Param p;
       p.kind = seen_star ? ParamKind::kKeywordOnly : ParamKind::kNormal;
