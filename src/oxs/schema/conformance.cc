@@ -1,0 +1,98 @@
+#include "oxs/schema/conformance.h"
+
+#include <onnx/checker.h>
+#include <onnx/shape_inference/implementation.h>
+
+#include <unordered_map>
+#include <unordered_set>
+
+#include "oxs/onnx/proto_convert.h"
+
+// Outside namespace oxs: libonnx's fail_check macro names `onnx::`, which
+// inside oxs would mean oxs::onnx.
+namespace {
+
+// libonnx's messages span lines ("...\n\n==> Context: ..."); ours are one line.
+std::string one_line(std::string text) {
+  std::string out;
+  out.reserve(text.size());
+  bool gap = false;
+  for (char c : text) {
+    if (c == '\n' || c == '\r') {
+      gap = true;
+      continue;
+    }
+    if (gap && !out.empty()) out += ' ';
+    gap = false;
+    out += c;
+  }
+  while (!out.empty() && out.back() == ' ') out.pop_back();
+  return out;
+}
+
+// libonnx 1.12's public check_model(ModelProto) has no way to pass the
+// model's directory, so external data would be looked up relative to the
+// working directory. This is its body with the directory set; the steps
+// and messages follow onnx/checker.cc.
+void check_model_in_dir(const ::onnx::ModelProto& model, const std::string& model_dir) {
+  namespace ck = ::onnx::checker;
+  if (!model.ir_version()) fail_check("The model does not have an ir_version set properly.");
+  if (model.ir_version() > ::onnx::IR_VERSION) {
+    fail_check("Your model ir_version ", model.ir_version(), " is higher than the checker's (",
+               ::onnx::IR_VERSION, ").");
+  }
+  std::unordered_set<std::string> keys;
+  for (const auto& entry : model.metadata_props()) {
+    if (!keys.insert(entry.key()).second) {
+      fail_check("Your model has duplicate keys in metadata_props: ", entry.key());
+    }
+  }
+  ck::CheckerContext ctx;
+  ctx.set_ir_version(static_cast<int>(model.ir_version()));
+  ctx.set_model_dir(model_dir);
+  std::unordered_map<std::string, int> opset_imports;
+  for (const auto& imp : model.opset_import()) {
+    opset_imports[imp.domain()] = static_cast<int>(imp.version());
+  }
+  if (model.ir_version() >= 3) {
+    if (opset_imports.empty()) {
+      fail_check("model with IR version >= 3 must specify opset_import for ONNX");
+    }
+  } else if (opset_imports.empty()) {
+    opset_imports[::onnx::ONNX_DOMAIN] = 1;
+  } else {
+    fail_check("model with IR version < 3 cannot have opset_import specified");
+  }
+  ctx.set_opset_imports(opset_imports);
+  ck::LexicalScopeContext lex;
+  ck::check_graph(model.graph(), ctx, lex);
+  if (ctx.get_ir_version() >= 0x00000008) ck::check_model_local_functions(model, ctx, lex);
+}
+
+}  // namespace
+
+namespace oxs::schema {
+
+std::vector<ConformanceIssue> check_conformance(const ir::Model& model,
+                                                const ConformanceOptions& options) {
+  std::vector<ConformanceIssue> issues;
+  ::onnx::ModelProto proto;
+  oxs::onnx::model_to_proto(model, &proto);
+  try {
+    check_model_in_dir(proto, options.model_dir);
+  } catch (const std::exception& e) {
+    issues.push_back({"checker", one_line(e.what())});
+    return issues;  // inference on a model the checker rejects may misbehave
+  }
+  if (!options.shape_inference) return issues;
+  try {
+    ::onnx::ShapeInferenceOptions si(options.strict, options.strict ? 1 : 0,
+                                     options.data_propagation);
+    ::onnx::shape_inference::InferShapes(proto, ::onnx::OpSchemaRegistry::Instance(), si);
+  } catch (const std::exception& e) {
+    issues.push_back({"shape inference", one_line(e.what())});
+  }
+  return issues;
+}
+
+}  // namespace oxs::schema

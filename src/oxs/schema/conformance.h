@@ -1,0 +1,37 @@
+// Whether a model conforms to the ONNX spec as the linked libonnx judges it:
+// its checker (node signatures against the op schemas, attribute types,
+// opset imports, model-local functions) and its strict shape inference.
+// Complements ir::verify (our structural checks); this file only reports,
+// it never changes the model. Speaks IR only; libonnx stays inside the .cc.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "oxs/ir/model.h"
+
+namespace oxs::schema {
+
+struct ConformanceOptions {
+  // Directory that external data locations are relative to (the model's
+  // directory); the checker confirms those files exist.
+  std::string model_dir;
+  // Run libonnx's shape inference after the checker passed.
+  bool shape_inference = true;
+  // Inference errors in any node are issues (libonnx "strict mode"), and
+  // inferred types must agree with declared ones.
+  bool strict = true;
+  bool data_propagation = false;
+};
+
+struct ConformanceIssue {
+  std::string stage;    // "checker" or "shape inference"
+  std::string message;  // libonnx's message, on one line
+};
+
+// Empty when the model passes. libonnx stops at the first problem of a
+// stage, so there is at most one issue per stage.
+std::vector<ConformanceIssue> check_conformance(const ir::Model& model,
+                                                const ConformanceOptions& options = {});
+
+}  // namespace oxs::schema

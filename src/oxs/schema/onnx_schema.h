@@ -1,0 +1,25 @@
+// INTERNAL: the raw libonnx schema behind a lookup, for the rooms that must
+// call libonnx's API with it (schema/ itself and infer/). Includes protobuf
+// and libonnx headers; no other room may include this file.
+#pragma once
+
+#include <onnx/defs/schema.h>
+
+#include <cstdint>
+#include <string_view>
+
+#include "oxs/schema/signature.h"
+
+namespace oxs::schema {
+
+// Same rules as lookup(): null when there is no schema for the op at opset.
+const ::onnx::OpSchema* find_onnx_schema(std::string_view domain, std::string_view op,
+                                         int64_t opset);
+// The libonnx schema a signature was made from (never null for a signature
+// returned by lookup/require).
+const ::onnx::OpSchema* onnx_schema_of(const OpSignature& sig);
+
+// Builds our signature from a libonnx schema (no caching; lookup() caches).
+OpSignature signature_from_onnx(const ::onnx::OpSchema& schema);
+
+}  // namespace oxs::schema
