@@ -1,0 +1,146 @@
+// Kernels and their registry. A kernel is a plain function over a
+// KernelContext (inputs, resolved attributes, outputs, the opset in force and
+// a way to run subgraphs). The registry maps (domain, op type) to kernels by
+// since_version: the kernel used is the one with the largest since_version
+// not above the node's opset. Kernel files register themselves through the
+// register_*_kernels functions listed in registry.cc (explicit calls, since
+// static initializers in a static library are dropped by the linker).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "oxs/eval/tensor.h"
+#include "oxs/ir/error.h"
+#include "oxs/ir/graph.h"
+#include "oxs/ir/node.h"
+
+namespace oxs::eval {
+
+class KernelContext;
+using KernelFn = void (*)(KernelContext&);
+
+// Resolves attribute references (ref_attr_name) of nodes inside function
+// bodies against the calling node's attributes.
+struct AttrScope {
+  const AttrScope* parent = nullptr;
+  std::unordered_map<std::string, const ir::Attr*> bound;
+  const ir::Attr* find(const std::string& name) const;
+};
+
+// What a kernel needs from the executor besides its own inputs.
+class SubgraphRunner {
+ public:
+  virtual ~SubgraphRunner() = default;
+  // Runs `g` with its formal inputs bound to `inputs`; outer-scope values are
+  // read from the frame of the node being executed.
+  virtual std::vector<Value> run_subgraph(const ir::Graph& g, std::span<const Value> inputs) = 0;
+};
+
+class KernelContext {
+ public:
+  KernelContext(const ir::Node& node, std::span<const Value* const> inputs,
+                std::span<Value> outputs, int64_t opset, const AttrScope* attrs,
+                SubgraphRunner* runner)
+      : node_(node),
+        inputs_(inputs),
+        outputs_(outputs),
+        opset_(opset),
+        attrs_(attrs),
+        runner_(runner) {}
+
+  const ir::Node& node() const { return node_; }
+  int64_t opset() const { return opset_; }
+
+  // ---- inputs ----
+  size_t num_inputs() const { return inputs_.size(); }
+  // Present: given and not an omitted optional ("").
+  bool has_input(size_t i) const { return i < inputs_.size() && inputs_[i] != nullptr; }
+  const Value& input(size_t i) const;
+  // The input as a tensor; throws an Invalid error naming the node if absent.
+  const Tensor& tensor(size_t i) const;
+  // Optional tensor input: null if absent (or an empty tensor-less optional).
+  const Tensor* optional_tensor(size_t i) const;
+
+  // ---- outputs ----
+  size_t num_outputs() const { return outputs_.size(); }
+  bool wants_output(size_t i) const;
+  void set_output(size_t i, Value v);
+  // Allocates output i; returns it for filling.
+  Tensor& alloc_output(size_t i, DataType dtype, Dims dims);
+
+  // ---- attributes (references resolved) ----
+  const ir::Attr* attr(std::string_view name) const;
+  bool has_attr(std::string_view name) const { return attr(name) != nullptr; }
+  int64_t attr_int(std::string_view name, int64_t def) const;
+  float attr_float(std::string_view name, float def) const;
+  std::string attr_string(std::string_view name, const std::string& def = {}) const;
+  std::vector<int64_t> attr_ints(std::string_view name, std::vector<int64_t> def = {}) const;
+  std::vector<float> attr_floats(std::string_view name, std::vector<float> def = {}) const;
+  std::vector<std::string> attr_strings(std::string_view name) const;
+  // A required attribute; throws naming the node if missing.
+  const ir::Attr& required_attr(std::string_view name) const;
+  const ir::Graph& attr_graph(std::string_view name) const;
+
+  std::vector<Value> run_subgraph(const ir::Graph& g, std::span<const Value> inputs) {
+    return runner_->run_subgraph(g, inputs);
+  }
+
+  // An Invalid/Unsupported error naming this node.
+  [[noreturn]] void fail(const std::string& message, ErrorKind kind = ErrorKind::Invalid) const;
+
+ private:
+  const ir::Node& node_;
+  std::span<const Value* const> inputs_;
+  std::span<Value> outputs_;
+  int64_t opset_;
+  const AttrScope* attrs_;
+  SubgraphRunner* runner_;
+};
+
+class KernelRegistry {
+ public:
+  // `since` is the first opset version the kernel implements.
+  void add(std::string_view domain, std::string_view op, int since, KernelFn fn);
+  // Same kernel for several ops.
+  void add_all(std::string_view domain, std::initializer_list<std::string_view> ops, int since,
+               KernelFn fn);
+  // Null if no kernel covers (domain, op) at `opset`.
+  KernelFn find(std::string_view domain, std::string_view op, int64_t opset) const;
+  bool has_op(std::string_view domain, std::string_view op) const;
+
+  // Every kernel oxs has, built once.
+  static const KernelRegistry& builtin();
+
+ private:
+  struct Entry {
+    int since;
+    KernelFn fn;
+  };
+  std::unordered_map<std::string, std::vector<Entry>> ops_;
+};
+
+// "" and "ai.onnx" are the same domain.
+std::string normalize_domain(std::string_view domain);
+
+// One per kernel family file.
+void register_elementwise_kernels(KernelRegistry& r);
+void register_math_kernels(KernelRegistry& r);
+void register_reduce_kernels(KernelRegistry& r);
+void register_shape_kernels(KernelRegistry& r);
+void register_index_kernels(KernelRegistry& r);
+void register_matmul_kernels(KernelRegistry& r);
+void register_conv_kernels(KernelRegistry& r);
+void register_pool_kernels(KernelRegistry& r);
+void register_norm_kernels(KernelRegistry& r);
+void register_control_kernels(KernelRegistry& r);
+void register_sequence_kernels(KernelRegistry& r);
+void register_cast_kernels(KernelRegistry& r);
+void register_misc_kernels(KernelRegistry& r);
+
+}  // namespace oxs::eval

@@ -1,0 +1,84 @@
+// Helpers shared by kernel files (not part of the public API).
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+
+#include "oxs/eval/dispatch.h"
+#include "oxs/eval/kernel.h"
+
+namespace oxs::eval {
+
+// Axis in [-rank, rank) (or [-rank-1, rank] with `inclusive`) to [0, rank).
+int64_t normalize_axis(const KernelContext& ctx, int64_t axis, int64_t rank,
+                       bool inclusive = false);
+// A copy of `t` converted to `to` (Cast semantics: saturating nothing,
+// numpy-like conversions; strings parse/print numbers).
+Tensor cast_tensor(const Tensor& t, DataType to);
+// Same element type check with a clear message.
+void require_same_dtype(const KernelContext& ctx, const Tensor& a, const Tensor& b);
+
+// Wrapping integer arithmetic (numpy semantics; no signed-overflow UB).
+template <class T>
+inline T wrap_add(T a, T b) {
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    using U = std::make_unsigned_t<T>;
+    return static_cast<T>(static_cast<U>(static_cast<U>(a) + static_cast<U>(b)));
+  } else {
+    return a + b;
+  }
+}
+template <class T>
+inline T wrap_sub(T a, T b) {
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    using U = std::make_unsigned_t<T>;
+    return static_cast<T>(static_cast<U>(static_cast<U>(a) - static_cast<U>(b)));
+  } else {
+    return a - b;
+  }
+}
+template <class T>
+inline T wrap_mul(T a, T b) {
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    using U = std::make_unsigned_t<T>;
+    using W = std::conditional_t<(sizeof(T) < sizeof(unsigned)), unsigned, U>;
+    return static_cast<T>(
+        static_cast<U>(static_cast<W>(static_cast<U>(a)) * static_cast<W>(static_cast<U>(b))));
+  } else {
+    return a * b;
+  }
+}
+// Integer division truncating toward zero; x/0 gives 0 and MIN/-1 wraps,
+// instead of trapping.
+template <class T>
+inline T safe_div(T a, T b) {
+  if constexpr (std::is_integral_v<T>) {
+    if (b == 0) return 0;
+    if constexpr (std::is_signed_v<T>) {
+      if (b == -1) return wrap_sub<T>(0, a);
+    }
+    return static_cast<T>(a / b);
+  } else {
+    return a / b;
+  }
+}
+
+// Float-aware min/max that propagate NaN (ONNX Min/Max, reductions).
+template <class C>
+inline C nan_max(C a, C b) {
+  if constexpr (std::is_floating_point_v<C>) {
+    if (std::isnan(a) || std::isnan(b)) return std::numeric_limits<C>::quiet_NaN();
+  }
+  return a < b ? b : a;
+}
+template <class C>
+inline C nan_min(C a, C b) {
+  if constexpr (std::is_floating_point_v<C>) {
+    if (std::isnan(a) || std::isnan(b)) return std::numeric_limits<C>::quiet_NaN();
+  }
+  return b < a ? b : a;
+}
+
+}  // namespace oxs::eval

@@ -1,0 +1,9 @@
+#include "oxs/eval/kernel_util.h"
+
+namespace oxs::eval {
+
+void register_pool_kernels(KernelRegistry& r) {
+  (void)r;
+}
+
+}  // namespace oxs::eval

@@ -1,0 +1,376 @@
+#include "oxs/eval/session.h"
+
+#include <unordered_set>
+
+#include "oxs/ir/error.h"
+#include "oxs/ir/graph.h"
+#include "oxs/ir/topo_sort.h"
+
+namespace oxs::eval {
+
+ir::Type type_of(const Value& v) {
+  switch (v.kind()) {
+    case Value::Kind::Tensor:
+      return ir::Type::tensor(v.tensor().dtype(), ir::Shape::of(v.tensor().dims()));
+    case Value::Kind::Sequence:
+      if (!v.items().empty()) return ir::Type::sequence(type_of(v.items()[0]));
+      return ir::Type::sequence(v.elem_type());
+    case Value::Kind::Optional:
+      if (v.has_element()) return ir::Type::optional(type_of(v.element()));
+      return ir::Type::optional(v.elem_type());
+    case Value::Kind::None:
+      break;
+  }
+  return {};
+}
+
+namespace {
+
+// Execution order and release points of one graph, computed once.
+struct Plan {
+  std::vector<const ir::Node*> order;
+  // release_after[k]: values of this graph to drop after order[k] ran.
+  std::vector<std::vector<const ir::Value*>> release_after;
+};
+
+Plan make_plan(const ir::Graph& g) {
+  Plan p;
+  for (ir::Node* n : ir::topological_order(g)) p.order.push_back(n);
+  std::unordered_map<const ir::Value*, size_t> last_use;
+  for (size_t k = 0; k < p.order.size(); ++k) {
+    const ir::Node* n = p.order[k];
+    for (size_t i = 0; i < n->num_outputs(); ++i) {
+      if (const ir::Value* v = n->output(i)) last_use.emplace(v, k);  // dead until read
+    }
+    for (size_t i = 0; i < n->num_inputs(); ++i) {
+      if (const ir::Value* v = n->input(i)) last_use[v] = k;
+    }
+    for (ir::Graph* sub : n->subgraphs()) {
+      sub->for_each_node_recursive([&](ir::Node* m) {
+        for (size_t i = 0; i < m->num_inputs(); ++i) {
+          if (const ir::Value* v = m->input(i)) last_use[v] = k;
+        }
+      });
+    }
+  }
+  std::unordered_set<const ir::Value*> outputs(g.outputs().begin(), g.outputs().end());
+  p.release_after.resize(p.order.size());
+  for (auto& [v, k] : last_use) {
+    if (!outputs.count(v)) p.release_after[k].push_back(v);
+  }
+  return p;
+}
+
+struct Frame {
+  const Frame* parent = nullptr;
+  std::unordered_map<const ir::Value*, Value> values;
+  const AttrScope* attrs = nullptr;
+  const std::vector<ir::OpsetImport>* opsets = nullptr;
+  int depth = 0;
+
+  const Value* find(const ir::Value* v) const {
+    for (const Frame* f = this; f; f = f->parent) {
+      auto it = f->values.find(v);
+      if (it != f->values.end()) return &it->second;
+    }
+    return nullptr;
+  }
+};
+
+std::string value_label(const ir::Value* v) {
+  return v->name().empty() ? std::string("<unnamed>") : "'" + v->name() + "'";
+}
+
+}  // namespace
+
+class Session::Executor {
+ public:
+  Executor(const ir::Model& model, const SessionOptions& options)
+      : model_(model),
+        options_(options),
+        registry_(options.registry ? *options.registry : KernelRegistry::builtin()) {
+    for (const auto& f : model.functions) {
+      functions_[normalize_domain(f->domain) + '\0' + f->name] = f.get();
+    }
+  }
+
+  const Plan& plan_for(const ir::Graph& g) {
+    auto it = plans_.find(&g);
+    if (it != plans_.end()) return it->second;
+    return plans_.emplace(&g, make_plan(g)).first->second;
+  }
+
+  // Binds initializers of `g` (not overridden by an input) into `f`.
+  void bind_initializers(const ir::Graph& g, Frame& f) {
+    for (const ir::Value* v : g.initializers()) {
+      if (f.values.count(v)) continue;
+      const auto& t = v->const_value();
+      if (!t) continue;
+      f.values.emplace(v, Value(Tensor::from_ir(std::shared_ptr<const ir::Tensor>(t))));
+    }
+  }
+
+  void run_graph(const ir::Graph& g, Frame& f) {
+    const Plan& p = plan_for(g);
+    for (size_t k = 0; k < p.order.size(); ++k) {
+      run_node(*p.order[k], f);
+      for (const ir::Value* v : p.release_after[k]) f.values.erase(v);
+    }
+  }
+
+  std::vector<Value> collect_outputs(const ir::Graph& g, const Frame& f) {
+    std::vector<Value> out;
+    out.reserve(g.outputs().size());
+    for (const ir::Value* v : g.outputs()) {
+      const Value* val = f.find(v);
+      if (!val) {
+        throw Error(ErrorKind::Invalid, "graph output " + value_label(v) + " is never computed");
+      }
+      out.push_back(*val);
+    }
+    return out;
+  }
+
+  // Subgraph of a node run in `parent`'s scope.
+  std::vector<Value> run_subgraph(const ir::Graph& g, std::span<const Value> inputs,
+                                  const Frame& parent) {
+    if (inputs.size() > g.inputs().size()) {
+      throw Error(ErrorKind::Invalid, "subgraph '" + g.name() + "' takes " +
+                                          std::to_string(g.inputs().size()) + " inputs, given " +
+                                          std::to_string(inputs.size()));
+    }
+    Frame f;
+    f.parent = &parent;
+    f.attrs = parent.attrs;
+    f.opsets = parent.opsets;
+    f.depth = parent.depth + 1;
+    for (size_t i = 0; i < inputs.size(); ++i) f.values.emplace(g.inputs()[i], inputs[i]);
+    bind_initializers(g, f);
+    run_graph(g, f);
+    return collect_outputs(g, f);
+  }
+
+  // Runs `fn`'s body for a call with `inputs` and attributes from `scope`.
+  std::vector<Value> call_function(const ir::Function& fn, std::span<const Value* const> inputs,
+                                   const AttrScope& scope, int depth) {
+    const ir::Graph& body = *fn.body;
+    Frame f;
+    f.attrs = &scope;
+    f.opsets = &fn.opset_imports;
+    f.depth = depth;
+    for (size_t i = 0; i < inputs.size() && i < body.inputs().size(); ++i) {
+      if (inputs[i]) f.values.emplace(body.inputs()[i], *inputs[i]);
+    }
+    bind_initializers(body, f);
+    run_graph(body, f);
+    std::vector<Value> out;
+    for (const ir::Value* v : body.outputs()) {
+      const Value* val = f.find(v);
+      out.push_back(val ? *val : Value());  // an optional output the body leaves unset
+    }
+    return out;
+  }
+
+  // The attribute scope for a call of `fn` by `node` (whose own attributes
+  // may be references into `outer`).
+  static AttrScope bind_call_attrs(const ir::Node& node, const AttrScope* outer) {
+    AttrScope s;
+    for (const ir::Attr& a : node.attrs()) {
+      const ir::Attr* r = &a;
+      if (a.is_reference()) r = outer ? outer->find(a.ref_attr_name) : nullptr;
+      if (r) s.bound[a.name] = r;
+    }
+    return s;
+  }
+
+  int64_t opset_of(const ir::Node& n, const Frame& f) {
+    if (f.opsets) {
+      if (auto v = ir::find_opset(*f.opsets, n.domain())) return *v;
+    }
+    // Function bodies may omit imports they share with the model.
+    if (auto v = ir::find_opset(model_.opset_imports, n.domain())) return *v;
+    throw Error(ErrorKind::Invalid,
+                "no opset is imported for domain '" +
+                    (n.domain().empty() ? std::string("ai.onnx") : n.domain()) + "'",
+                {.node = n.display_name()});
+  }
+
+  class NodeRunner final : public SubgraphRunner {
+   public:
+    NodeRunner(Executor& ex, const Frame& f) : ex_(ex), f_(f) {}
+    std::vector<Value> run_subgraph(const ir::Graph& g, std::span<const Value> inputs) override {
+      return ex_.run_subgraph(g, inputs, f_);
+    }
+
+   private:
+    Executor& ex_;
+    const Frame& f_;
+  };
+
+  void run_node(const ir::Node& n, Frame& f) {
+    std::vector<const Value*> inputs(n.num_inputs(), nullptr);
+    for (size_t i = 0; i < n.num_inputs(); ++i) {
+      const ir::Value* v = n.input(i);
+      if (!v) continue;
+      inputs[i] = f.find(v);
+      if (!inputs[i]) {
+        throw Error(ErrorKind::Invalid,
+                    "input " + value_label(v) + " is not available (not fed, not computed)",
+                    {.node = n.display_name()});
+      }
+    }
+    std::vector<Value> outputs(n.num_outputs());
+
+    std::string dom = normalize_domain(n.domain());
+    auto fit = functions_.find(dom + '\0' + n.op_type());
+    int64_t opset = 0;
+    if (fit != functions_.end()) {
+      AttrScope scope = bind_call_attrs(n, f.attrs);
+      auto res = call_function(*fit->second, inputs, scope, f.depth + 1);
+      for (size_t i = 0; i < outputs.size() && i < res.size(); ++i) outputs[i] = std::move(res[i]);
+    } else {
+      opset = opset_of(n, f);
+      if (KernelFn k = registry_.find(dom, n.op_type(), opset)) {
+        NodeRunner runner(*this, f);
+        KernelContext ctx(n, inputs, outputs, opset, f.attrs, &runner);
+        try {
+          k(ctx);
+        } catch (const Error& e) {
+          if (!e.where().node.empty()) throw;
+          throw Error(e.kind(), n.op_type() + ": " + e.message(), {.node = n.display_name()});
+        }
+      } else if (auto body = function_body(n, opset, inputs)) {
+        AttrScope scope = bind_call_attrs(n, f.attrs);
+        auto res = call_function(*body, inputs, scope, f.depth + 1);
+        for (size_t i = 0; i < outputs.size() && i < res.size(); ++i) {
+          outputs[i] = std::move(res[i]);
+        }
+      } else {
+        throw Error(ErrorKind::Unsupported,
+                    "no kernel for operator " + (dom.empty() ? std::string() : dom + ".") +
+                        n.op_type() + " (opset " + std::to_string(opset) + ")",
+                    {.node = n.display_name()});
+      }
+    }
+    for (size_t i = 0; i < outputs.size(); ++i) {
+      if (n.output(i) && outputs[i].is_none()) {
+        throw Error(ErrorKind::Internal,
+                    n.op_type() + " did not produce its output " + std::to_string(i),
+                    {.node = n.display_name()});
+      }
+    }
+    if (options_.trace && (f.depth == 0 || options_.trace_nested)) {
+      options_.trace(TraceEvent{n, inputs, outputs, f.depth, opset});
+    }
+    for (size_t i = 0; i < outputs.size(); ++i) {
+      if (const ir::Value* v = n.output(i)) f.values.insert_or_assign(v, std::move(outputs[i]));
+    }
+  }
+
+  std::shared_ptr<const ir::Function> function_body(const ir::Node& n, int64_t opset,
+                                                    std::span<const Value* const> inputs) {
+    if (!options_.function_bodies) return nullptr;
+    std::vector<ir::Type> types;
+    std::string key = std::to_string(reinterpret_cast<uintptr_t>(&n)) + ":";
+    for (const Value* v : inputs) {
+      types.push_back(v ? type_of(*v) : ir::Type());
+      // Bodies depend on element types, not on sizes.
+      ir::Type t = types.back();
+      if (t.is_tensor()) t.shape().reset();
+      key += t.to_string() + ",";
+    }
+    auto it = bodies_.find(key);
+    if (it != bodies_.end()) return it->second;
+    auto body = options_.function_bodies(n, opset, types);
+    bodies_.emplace(key, body);
+    return body;
+  }
+
+ private:
+  const ir::Model& model_;
+  const SessionOptions& options_;
+  const KernelRegistry& registry_;
+  std::unordered_map<std::string, const ir::Function*> functions_;
+  std::unordered_map<const ir::Graph*, Plan> plans_;
+  std::unordered_map<std::string, std::shared_ptr<const ir::Function>> bodies_;
+};
+
+Session::Session(const ir::Model& model, SessionOptions options)
+    : model_(model), options_(std::move(options)) {
+  exec_ = std::make_unique<Executor>(model_, options_);
+}
+
+Session::~Session() = default;
+
+std::vector<std::string> Session::output_names() const {
+  std::vector<std::string> names;
+  for (const ir::Value* v : model_.graph->outputs()) names.push_back(v->name());
+  return names;
+}
+
+static void check_feed(const ir::Value* in, const Value& v) {
+  const ir::Type& t = in->type();
+  if (!t.is_tensor()) return;
+  if (!v.is_tensor()) {
+    throw Error(ErrorKind::Input, "input '" + in->name() + "' must be a tensor (" + t.to_string() +
+                                      "), got " + v.describe());
+  }
+  const Tensor& x = v.tensor();
+  if (t.elem_type() != DataType::Undefined && t.elem_type() != x.dtype()) {
+    throw Error(ErrorKind::Input, "input '" + in->name() + "' must be " +
+                                      std::string(ir::dtype_name(t.elem_type())) + " (" +
+                                      t.to_string() + ") but is " + v.describe());
+  }
+  if (!t.shape()) return;
+  const ir::Shape& s = *t.shape();
+  if (s.rank() != x.rank()) {
+    throw Error(ErrorKind::Input, "input '" + in->name() + "' must have rank " +
+                                      std::to_string(s.rank()) + " (" + t.to_string() +
+                                      ") but has shape " + dims_to_string(x.dims()));
+  }
+  for (size_t i = 0; i < s.rank(); ++i) {
+    if (s[i].is_known() && s[i].value() != x.dim(i)) {
+      throw Error(ErrorKind::Input, "input '" + in->name() + "' dimension " + std::to_string(i) +
+                                        " must be " + std::to_string(s[i].value()) + " (" +
+                                        t.to_string() + ") but the value has shape " +
+                                        dims_to_string(x.dims()));
+    }
+  }
+}
+
+std::vector<Value> Session::run(const std::map<std::string, Value>& feeds) {
+  const ir::Graph& g = *model_.graph;
+  Frame f;
+  f.opsets = &model_.opset_imports;
+  std::unordered_set<std::string> known;
+  for (const ir::Value* in : g.inputs()) {
+    known.insert(in->name());
+    auto it = feeds.find(in->name());
+    if (it == feeds.end()) {
+      if (in->const_value()) continue;  // an initializer supplies the default
+      throw Error(ErrorKind::Input, "missing input '" + in->name() + "' (" +
+                                        in->type().to_string() + "); give it a value");
+    }
+    if (options_.check_inputs) check_feed(in, it->second);
+    f.values.emplace(in, it->second);
+  }
+  for (const auto& [name, v] : feeds) {
+    if (!known.count(name)) {
+      throw Error(ErrorKind::Input, "the model has no input named '" + name + "'");
+    }
+  }
+  exec_->bind_initializers(g, f);
+  exec_->run_graph(g, f);
+  return exec_->collect_outputs(g, f);
+}
+
+std::vector<Value> Session::run_function(const ir::Function& fn, std::span<const Value> inputs,
+                                         std::span<const ir::Attr> attrs) {
+  AttrScope scope;
+  for (const ir::Attr& a : attrs) scope.bound[a.name] = &a;
+  std::vector<const Value*> ptrs;
+  for (const Value& v : inputs) ptrs.push_back(v.is_none() ? nullptr : &v);
+  return exec_->call_function(fn, ptrs, scope, 0);
+}
+
+}  // namespace oxs::eval

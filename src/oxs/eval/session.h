@@ -1,0 +1,86 @@
+// eval::Session runs an ir::Model (or one of its functions) node by node: a
+// reference evaluator for debugging, not an optimizing runtime. Nodes run in
+// topological order over a value table; a value is released right after its
+// last use. If/Loop/Scan bodies see outer-scope values; model-local functions
+// and function-ops (bodies handed out by a FunctionBodyProvider, normally
+// schema::function_body) run their bodies with attribute references bound.
+// A TraceHook sees every executed node with its inputs and outputs.
+// The Session does not own the model; the model must outlive it.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <span>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "oxs/eval/kernel.h"
+#include "oxs/eval/tensor.h"
+#include "oxs/ir/model.h"
+
+namespace oxs::eval {
+
+// One executed node. `inputs` has a null entry for an omitted input;
+// `outputs` has a None value for an omitted output. `depth` is 0 for nodes
+// of the main graph and grows inside subgraphs and function bodies.
+struct TraceEvent {
+  const ir::Node& node;
+  std::span<const Value* const> inputs;
+  std::span<const Value> outputs;
+  int depth;
+  int64_t opset;
+};
+using TraceHook = std::function<void(const TraceEvent&)>;
+
+// Gives the body of a function-op (an op whose schema defines it as a
+// function) for `node` at `opset`, given the node's input types (for
+// context-dependent bodies). Returns null when the op has no body.
+using FunctionBodyProvider = std::function<std::shared_ptr<const ir::Function>(
+    const ir::Node& node, int64_t opset, std::span<const ir::Type> input_types)>;
+
+struct SessionOptions {
+  TraceHook trace;
+  // Also trace nodes inside subgraphs and function bodies.
+  bool trace_nested = true;
+  FunctionBodyProvider function_bodies;
+  // Kernels to use; the builtin registry when null.
+  const KernelRegistry* registry = nullptr;
+  // Check fed inputs against the graph's declared types (dtype, rank, known dims).
+  bool check_inputs = true;
+};
+
+// The runtime type of a value ("float[2,3]" as an ir::Type with a static shape).
+ir::Type type_of(const Value& v);
+
+class Session {
+ public:
+  explicit Session(const ir::Model& model, SessionOptions options = {});
+  ~Session();
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+
+  // Runs the main graph. `feeds` maps graph input names to values; inputs
+  // with an initializer may be omitted. Returns the graph outputs in order.
+  // Throws oxs::Error naming the input or node on bad input.
+  std::vector<Value> run(const std::map<std::string, Value>& feeds);
+  // The names of the graph outputs, in the order run() returns them.
+  std::vector<std::string> output_names() const;
+
+  // Runs a function with positional inputs and attribute values (eager mode
+  // for ONNX Script functions). Opsets come from the function's imports.
+  std::vector<Value> run_function(const ir::Function& f, std::span<const Value> inputs,
+                                  std::span<const ir::Attr> attrs);
+
+  const ir::Model& model() const { return model_; }
+
+ private:
+  class Executor;
+  const ir::Model& model_;
+  SessionOptions options_;
+  std::unique_ptr<Executor> exec_;
+};
+
+}  // namespace oxs::eval

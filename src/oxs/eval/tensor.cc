@@ -1,0 +1,255 @@
+#include "oxs/eval/tensor.h"
+
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+
+#include "oxs/eval/dispatch.h"
+#include "oxs/ir/error.h"
+
+namespace oxs::eval {
+
+namespace {
+std::atomic<int64_t> g_limit{int64_t{16} << 30};
+
+struct FreeDeleter {
+  void operator()(void* p) const { std::free(p); }
+};
+}  // namespace
+
+int64_t allocation_limit() {
+  return g_limit.load();
+}
+void set_allocation_limit(int64_t bytes) {
+  g_limit.store(bytes);
+}
+
+int64_t checked_numel(const Dims& dims, const std::string& what) {
+  int64_t n = 1;
+  for (int64_t d : dims) {
+    if (d < 0) {
+      throw Error(ErrorKind::Input,
+                  what + " has a negative dimension in shape " + dims_to_string(dims));
+    }
+    if (d != 0 && n > std::numeric_limits<int64_t>::max() / d) {
+      throw Error(ErrorKind::Input,
+                  what + " shape " + dims_to_string(dims) + " has more elements than fit in int64");
+    }
+    n *= d;
+  }
+  return n;
+}
+
+std::string dims_to_string(const Dims& dims) {
+  std::string s = "[";
+  for (size_t i = 0; i < dims.size(); ++i) {
+    if (i) s += ",";
+    s += std::to_string(dims[i]);
+  }
+  return s + "]";
+}
+
+Tensor::Tensor(DataType dtype, Dims dims) : dtype_(dtype), dims_(std::move(dims)) {
+  numel_ = checked_numel(dims_);
+  if (dtype == DataType::String) {
+    if (numel_ > allocation_limit() / 32) {
+      throw Error(ErrorKind::Input, "a string tensor of shape " + dims_to_string(dims_) +
+                                        " is over the evaluator's memory limit");
+    }
+    strings_ = std::make_shared<std::vector<std::string>>(static_cast<size_t>(numel_));
+    return;
+  }
+  size_t es = ir::element_size(dtype);
+  if (es == 0) {
+    throw Error(ErrorKind::Unsupported, "the evaluator does not support element type " +
+                                            std::string(ir::dtype_name(dtype)));
+  }
+  if (numel_ > allocation_limit() / static_cast<int64_t>(es)) {
+    throw Error(ErrorKind::Input, "a " + std::string(ir::dtype_name(dtype)) + " tensor of shape " +
+                                      dims_to_string(dims_) + " needs more than the limit of " +
+                                      std::to_string(allocation_limit()) +
+                                      " bytes; check the input shapes (or --dim values)");
+  }
+  size_t bytes = static_cast<size_t>(numel_) * es;
+  size_t rounded = (bytes + 63) / 64 * 64;
+  if (rounded == 0) rounded = 64;
+  void* p = std::aligned_alloc(64, rounded);
+  if (!p)
+    throw Error(ErrorKind::IO, "out of memory allocating " + std::to_string(bytes) + " bytes");
+  std::memset(p, 0, rounded);
+  keep_ = std::shared_ptr<void>(p, FreeDeleter());
+  data_ = p;
+}
+
+Tensor Tensor::from_ir(std::shared_ptr<const ir::Tensor> t) {
+  if (t->dtype() == DataType::String) return from_ir(*t);
+  Tensor r;
+  r.dtype_ = t->dtype();
+  r.dims_ = t->dims();
+  r.numel_ = checked_numel(r.dims_, "tensor '" + t->name + "'");
+  size_t es = ir::element_size(r.dtype_);
+  if (es == 0) {
+    throw Error(ErrorKind::Unsupported, "the evaluator does not support element type " +
+                                            std::string(ir::dtype_name(r.dtype_)));
+  }
+  auto b = t->bytes();
+  if (b.size() != static_cast<size_t>(r.numel_) * es) {
+    throw Error(ErrorKind::Input, "tensor '" + t->name + "' has " + std::to_string(b.size()) +
+                                      " bytes of data but its shape " + dims_to_string(r.dims_) +
+                                      " needs " + std::to_string(r.numel_ * es));
+  }
+  if (reinterpret_cast<uintptr_t>(b.data()) % es != 0 || b.empty()) return from_ir(*t);
+  r.data_ = const_cast<std::byte*>(b.data());  // never written: kernels write fresh tensors
+  r.keep_ = std::move(t);
+  return r;
+}
+
+Tensor Tensor::from_ir(const ir::Tensor& t) {
+  Tensor r(t.dtype(), t.dims());
+  if (t.dtype() == DataType::String) {
+    if (t.strings.size() != static_cast<size_t>(r.numel_)) {
+      throw Error(ErrorKind::Input, "string tensor '" + t.name + "' has " +
+                                        std::to_string(t.strings.size()) + " elements, shape " +
+                                        dims_to_string(r.dims_) + " needs " +
+                                        std::to_string(r.numel_));
+    }
+    *r.strings_ = t.strings;
+    return r;
+  }
+  auto b = t.bytes();
+  if (b.size() != r.nbytes()) {
+    throw Error(ErrorKind::Input, "tensor '" + t.name + "' has " + std::to_string(b.size()) +
+                                      " bytes of data but its shape " + dims_to_string(r.dims_) +
+                                      " needs " + std::to_string(r.nbytes()));
+  }
+  if (!b.empty()) std::memcpy(r.data_, b.data(), b.size());
+  return r;
+}
+
+ir::Tensor Tensor::to_ir() const {
+  ir::Tensor t(dtype_, dims_);
+  if (dtype_ == DataType::String) {
+    t.strings = *strings_;
+  } else {
+    std::string bytes(static_cast<const char*>(data_), nbytes());
+    t.set_storage(std::make_shared<ir::OwnedStorage>(std::move(bytes)));
+  }
+  return t;
+}
+
+Tensor Tensor::reshaped(Dims dims) const {
+  int64_t n = checked_numel(dims);
+  if (n != numel_) {
+    throw Error(ErrorKind::Invalid, "cannot reshape a tensor of shape " + dims_to_string(dims_) +
+                                        " to " + dims_to_string(dims));
+  }
+  Tensor r = *this;
+  r.dims_ = std::move(dims);
+  return r;
+}
+
+Tensor Tensor::clone() const {
+  Tensor r(dtype_, dims_);
+  if (dtype_ == DataType::String) {
+    *r.strings_ = *strings_;
+  } else if (nbytes()) {
+    std::memcpy(r.data_, data_, nbytes());
+  }
+  return r;
+}
+
+double Tensor::get_as_double(int64_t i) const {
+  double out = 0;
+  dispatch_numeric(dtype_, [&](auto tag) {
+    using T = decltype(tag);
+    out = static_cast<double>(to_compute(data<T>()[i]));
+  });
+  return out;
+}
+
+int64_t Tensor::scalar_int() const {
+  if (numel_ != 1) {
+    throw Error(ErrorKind::Invalid,
+                "expected a scalar but got a tensor of shape " + dims_to_string(dims_));
+  }
+  return to_int_vector()[0];
+}
+
+std::vector<int64_t> Tensor::to_int_vector() const {
+  std::vector<int64_t> v(static_cast<size_t>(numel_));
+  if (dtype_ == DataType::Int64) {
+    std::copy(data<int64_t>(), data<int64_t>() + numel_, v.begin());
+  } else if (dtype_ == DataType::Int32) {
+    std::copy(data<int32_t>(), data<int32_t>() + numel_, v.begin());
+  } else {
+    throw Error(ErrorKind::Invalid,
+                "expected an int32 or int64 tensor but got " + std::string(ir::dtype_name(dtype_)));
+  }
+  return v;
+}
+
+// ---- Value ----
+
+Value Value::sequence(std::vector<Value> items, ir::Type elem_type) {
+  Value v;
+  v.kind_ = Kind::Sequence;
+  v.seq_ = std::make_shared<std::vector<Value>>(std::move(items));
+  v.elem_type_ = std::move(elem_type);
+  return v;
+}
+
+Value Value::optional(std::optional<Value> e, ir::Type elem_type) {
+  Value v;
+  v.kind_ = Kind::Optional;
+  if (e) v.opt_ = std::make_shared<Value>(std::move(*e));
+  v.elem_type_ = std::move(elem_type);
+  return v;
+}
+
+const Tensor& Value::tensor() const {
+  if (kind_ != Kind::Tensor) {
+    throw Error(ErrorKind::Invalid, "expected a tensor but got " + describe());
+  }
+  return tensor_;
+}
+Tensor& Value::tensor() {
+  if (kind_ != Kind::Tensor) {
+    throw Error(ErrorKind::Invalid, "expected a tensor but got " + describe());
+  }
+  return tensor_;
+}
+const std::vector<Value>& Value::items() const {
+  if (kind_ != Kind::Sequence) {
+    throw Error(ErrorKind::Invalid, "expected a sequence but got " + describe());
+  }
+  return *seq_;
+}
+std::vector<Value>& Value::items() {
+  if (kind_ != Kind::Sequence) {
+    throw Error(ErrorKind::Invalid, "expected a sequence but got " + describe());
+  }
+  return *seq_;
+}
+const Value& Value::element() const {
+  if (kind_ != Kind::Optional || !opt_) {
+    throw Error(ErrorKind::Invalid, "expected an optional with a value but got " + describe());
+  }
+  return *opt_;
+}
+
+std::string Value::describe() const {
+  switch (kind_) {
+    case Kind::None:
+      return "none";
+    case Kind::Tensor:
+      return std::string(ir::dtype_name(tensor_.dtype())) + dims_to_string(tensor_.dims());
+    case Kind::Sequence:
+      return "seq[" + std::to_string(seq_->size()) + "]";
+    case Kind::Optional:
+      return opt_ ? "optional(" + opt_->describe() + ")" : "optional(empty)";
+  }
+  return "?";
+}
+
+}  // namespace oxs::eval

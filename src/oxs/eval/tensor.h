@@ -1,0 +1,138 @@
+// The evaluator's runtime values. eval::Tensor is a dense tensor: element
+// type, dims and either an owned 64-byte-aligned buffer or a view of an
+// ir::Tensor's bytes (initializers are never copied). Copies of a Tensor share
+// the buffer (cheap Identity, sequences); kernels write only to tensors they
+// created. String tensors hold std::string elements. eval::Value is a tensor,
+// a sequence of values or an optional. This file does no file I/O and knows
+// nothing of protobuf.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "oxs/ir/dtype.h"
+#include "oxs/ir/tensor.h"
+#include "oxs/ir/type.h"
+
+namespace oxs::eval {
+
+using ir::DataType;
+using Dims = std::vector<int64_t>;
+
+// Largest single tensor the evaluator allocates, checked before allocating.
+// Default 16 GiB; a bad shape fails with a clear error instead of an OOM kill.
+int64_t allocation_limit();
+void set_allocation_limit(int64_t bytes);
+
+// Element count of `dims`; throws oxs::Error naming `what` if a dim is
+// negative or the product overflows.
+int64_t checked_numel(const Dims& dims, const std::string& what = "tensor");
+
+class Tensor {
+ public:
+  Tensor() = default;
+  // A zero-filled tensor (empty strings for String). Throws oxs::Error if the
+  // shape is invalid or the size is over allocation_limit().
+  Tensor(DataType dtype, Dims dims);
+  // A view of `t`'s bytes (kept alive by the shared_ptr); copies only when
+  // the bytes are misaligned for the element type.
+  static Tensor from_ir(std::shared_ptr<const ir::Tensor> t);
+  static Tensor from_ir(const ir::Tensor& t);  // copies the bytes
+  // A scalar or 1-D tensor filled from `values`.
+  template <class T>
+  static Tensor of(DataType dtype, Dims dims, std::span<const T> values) {
+    Tensor t(dtype, std::move(dims));
+    std::copy(values.begin(), values.end(), t.mutable_data<T>());
+    return t;
+  }
+  // An ir::Tensor with a copy of the contents (for saving, folding).
+  ir::Tensor to_ir() const;
+
+  DataType dtype() const { return dtype_; }
+  const Dims& dims() const { return dims_; }
+  size_t rank() const { return dims_.size(); }
+  int64_t dim(size_t i) const { return dims_[i]; }
+  int64_t numel() const { return numel_; }
+  size_t nbytes() const { return static_cast<size_t>(numel_) * ir::element_size(dtype_); }
+  bool defined() const { return dtype_ != DataType::Undefined; }
+
+  const void* raw() const { return data_; }
+  void* mutable_raw() { return data_; }
+  template <class T>
+  const T* data() const {
+    return static_cast<const T*>(data_);
+  }
+  template <class T>
+  T* mutable_data() {
+    return static_cast<T*>(data_);
+  }
+  const std::vector<std::string>& strings() const { return *strings_; }
+  std::vector<std::string>& mutable_strings() { return *strings_; }
+
+  // Same buffer, new dims of the same element count (Reshape, Squeeze, ...).
+  Tensor reshaped(Dims dims) const;
+  // A deep copy with its own buffer.
+  Tensor clone() const;
+
+  // Element i as double (numeric types and bool), for printing and tests.
+  double get_as_double(int64_t i) const;
+  // Reads a 0-D or 1-element integer tensor (int32/int64) as int64.
+  int64_t scalar_int() const;
+  // The elements of an int32/int64 tensor as int64 (shape inputs, axes).
+  std::vector<int64_t> to_int_vector() const;
+
+ private:
+  DataType dtype_ = DataType::Undefined;
+  Dims dims_;
+  int64_t numel_ = 0;
+  std::shared_ptr<const void> keep_;  // owner of data_
+  void* data_ = nullptr;
+  std::shared_ptr<std::vector<std::string>> strings_;
+};
+
+// A runtime value: a tensor, a sequence or an optional. `type` is kept for
+// empty sequences and empty optionals, whose element type cannot be derived.
+class Value {
+ public:
+  enum class Kind : uint8_t { None, Tensor, Sequence, Optional };
+
+  Value() = default;
+  Value(Tensor t) : kind_(Kind::Tensor), tensor_(std::move(t)) {}  // NOLINT: implicit
+  static Value sequence(std::vector<Value> items, ir::Type elem_type = {});
+  static Value optional(std::optional<Value> v, ir::Type elem_type = {});
+
+  Kind kind() const { return kind_; }
+  bool is_none() const { return kind_ == Kind::None; }
+  bool is_tensor() const { return kind_ == Kind::Tensor; }
+  bool is_sequence() const { return kind_ == Kind::Sequence; }
+  bool is_optional() const { return kind_ == Kind::Optional; }
+
+  const Tensor& tensor() const;  // throws oxs::Error if not a tensor
+  Tensor& tensor();
+  const std::vector<Value>& items() const;  // a sequence's elements
+  std::vector<Value>& items();
+  bool has_element() const { return opt_ != nullptr; }  // optional
+  const Value& element() const;
+  // Element type of a sequence or optional (possibly None when unknown).
+  const ir::Type& elem_type() const { return elem_type_; }
+
+  // "float[2,3]", "seq(float)[4]", "optional(float)", "none".
+  std::string describe() const;
+
+ private:
+  Kind kind_ = Kind::None;
+  Tensor tensor_;
+  std::shared_ptr<std::vector<Value>> seq_;
+  std::shared_ptr<Value> opt_;
+  ir::Type elem_type_;
+};
+
+// "float[2,3]" for dims {2,3}.
+std::string dims_to_string(const Dims& dims);
+
+}  // namespace oxs::eval
