@@ -302,6 +302,26 @@ TEST(Limits, LongOperatorChainIsAnErrorNotADeepTree) {
   EXPECT_EQ(errors_of(ok + "\n"), "");
 }
 
+TEST(Limits, LongElifChainsAreCappedNotDeep) {
+  std::string ok = "if x:\n  pass\n";
+  for (int i = 0; i < 900; ++i) ok += "elif x:\n  pass\n";
+  ok += "else:\n  pass\ny = 1\n";
+  SourceFile file("t.py", ok);
+  ParseResult r = parse(file);
+  EXPECT_TRUE(r.ok());
+  EXPECT_EQ(r.module.body.size(), 2u);
+  EXPECT_FALSE(dump(r.module).empty());
+
+  std::string bad = "if x:\n  pass\n";
+  for (int i = 0; i < 200000; ++i) bad += "elif x:\n  pass\n";
+  bad += "y = 1\n";
+  SourceFile bad_file("t.py", bad);
+  ParseResult b = parse(bad_file);
+  ASSERT_EQ(b.diagnostics.size(), 1u);
+  EXPECT_EQ(b.diagnostics[0].message, "too many 'elif' branches (more than 1000)");
+  ASSERT_EQ(b.module.body.size(), 1u);  // y = 1 survives
+}
+
 TEST(Limits, NestingJustUnderTheLimitParses) {
   std::string text = "x = " + std::string(50, '(') + "1" + std::string(50, ')') + "\n";
   EXPECT_EQ(errors_of(text), "");

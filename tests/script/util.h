@@ -11,7 +11,9 @@
 #include "oxs/script/source.h"
 
 namespace oxs::script {
-inline void PrintTo(LineCol lc, std::ostream* os) { *os << lc.line << ":" << lc.column; }
+inline void PrintTo(LineCol lc, std::ostream* os) {
+  *os << lc.line << ":" << lc.column;
+}
 }  // namespace oxs::script
 
 namespace oxs::script::testing {

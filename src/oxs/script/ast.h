@@ -7,6 +7,11 @@
 // reject (classes, lambdas, comprehensions, try, with, ...): rejecting them is
 // the converter's job, with the node's Span. The front end knows no ONNX.
 //
+// Spans: an expression's span covers all of it (a parenthesized tuple's
+// includes its parentheses; a parenthesized group's does not, as in Python).
+// A compound statement's span covers its header only (`def f(x) -> T:`,
+// `if x > 0:`), which is what a diagnostic about it should underline.
+//
 // Nodes live in the Module's AstArena and point to each other with plain
 // pointers; destroying the Module frees them all without recursion. Switch on
 // `kind` and use `as<T>()` (checked by assert) or `dyn<T>()` (nullptr if not T).

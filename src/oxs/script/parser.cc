@@ -252,7 +252,7 @@ void Parser::statement(Body& out) {
       out.push_back(decorated());
       return;
     case TokenKind::kIf:
-      out.push_back(if_statement(false));
+      out.push_back(if_statement(0));
       return;
     case TokenKind::kWhile:
       out.push_back(while_statement());
@@ -523,7 +523,13 @@ Stmt* Parser::class_def(std::vector<Expr*> decorators) {
   return s;
 }
 
-Stmt* Parser::if_statement(bool is_elif) {
+Stmt* Parser::if_statement(int elif_index) {
+  bool is_elif = elif_index > 0;
+  if (elif_index > kMaxElifBranches) {
+    fail(code::kTooDeeplyNested, peek().span,
+         "too many 'elif' branches (more than " + std::to_string(kMaxElifBranches) + ")",
+         "split the chain with a nested 'if' in an 'else' block");
+  }
   const Token& kw = advance();
   auto* s = make<If>(kw.span);
   s->is_elif = is_elif;
@@ -532,7 +538,7 @@ Stmt* Parser::if_statement(bool is_elif) {
   s->span = Span::cover(kw.span, previous().span);
   s->body = block(is_elif ? "'elif' statement" : "'if' statement", kw);
   if (check(TokenKind::kElif)) {
-    s->orelse.push_back(if_statement(true));
+    s->orelse.push_back(if_statement(elif_index + 1));
   } else if (check(TokenKind::kElse)) {
     const Token& else_kw = advance();
     expect_colon("'else'");

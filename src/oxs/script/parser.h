@@ -24,6 +24,9 @@ namespace oxs::script {
 // Nested expressions (parentheses, operands, trailers, operator chains)
 // deeper than this are reported instead of overflowing the stack.
 inline constexpr int kMaxNestingDepth = 200;
+// An if/elif chain is a nested tree (elif is an If in orelse); longer chains
+// are reported so that the tree stays shallow enough to walk recursively.
+inline constexpr int kMaxElifBranches = 1000;
 
 struct ParseResult {
   Module module;

@@ -73,7 +73,8 @@ class Parser {
   Stmt* function_def(std::vector<Expr*> decorators, const Token* async_token);
   Stmt* class_def(std::vector<Expr*> decorators);
   Stmt* decorated();
-  Stmt* if_statement(bool is_elif);
+  // `elif_index` is 0 for `if`, n for the n-th `elif` of a chain.
+  Stmt* if_statement(int elif_index);
   Stmt* while_statement();
   Stmt* for_statement(const Token* async_token);
   Stmt* try_statement();
