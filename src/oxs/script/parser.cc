@@ -94,7 +94,7 @@ void Parser::unexpected(std::string message, std::string hint) {
 
 void Parser::deeper() {
   if (++depth_ > kMaxNestingDepth) {
-    // Report at the outermost point only once per statement.
+    // Thrown, so reported once: the statement is abandoned and resynchronized.
     fail(code::kTooDeeplyNested, peek().span,
          "expression is too deeply nested (more than " + std::to_string(kMaxNestingDepth) +
              " levels)",
