@@ -1,0 +1,202 @@
+// Inlining calls of model-local functions: the body's nodes are copied before
+// the call with fresh names ("<call>/<name>"), attribute references resolved
+// from the call's attributes (a missing one means the op's default), and the
+// call's outputs replaced. Nested calls are inlined as they appear. Graph
+// outputs keep their names. Linear in the size of the inlined result.
+#include <unordered_map>
+#include <unordered_set>
+
+#include "oxs/builder/builder.h"
+#include "oxs/ir/error.h"
+
+namespace oxs::builder {
+
+namespace {
+
+constexpr int kMaxDepth = 64;
+
+using ValueMap = std::unordered_map<const ir::Value*, ir::Value*>;
+
+struct Inliner {
+  ir::Model& model;
+  std::unordered_map<std::string, const ir::Function*> index;
+
+  const ir::Function* find(const ir::Node& n) const {
+    if (index.empty()) return nullptr;
+    std::string d = n.domain() == "ai.onnx" ? "" : n.domain();
+    auto it = index.find(d + "\n" + n.op_type());
+    return it == index.end() ? nullptr : it->second;
+  }
+
+  // Resolves references in `a` (and in subgraphs under it) against the
+  // call's attributes and remaps values of the body to the caller's.
+  static void fix_subgraph(ir::Graph& g, const ValueMap& vm, const ir::Node& call) {
+    g.for_each_node_recursive([&](ir::Node* n) {
+      for (size_t i = 0; i < n->num_inputs(); ++i) {
+        auto it = vm.find(n->input(i));
+        if (it != vm.end()) n->set_input(i, it->second);
+      }
+      auto& attrs = n->mutable_attrs();
+      for (size_t k = 0; k < attrs.size();) {
+        if (!attrs[k].is_reference()) {
+          ++k;
+          continue;
+        }
+        const ir::Attr* given = call.attr(attrs[k].ref_attr_name);
+        if (!given) {
+          attrs.erase(attrs.begin() + static_cast<std::ptrdiff_t>(k));
+          continue;
+        }
+        std::string name = attrs[k].name;
+        attrs[k] = given->clone();
+        attrs[k].name = std::move(name);
+        ++k;
+      }
+    });
+  }
+
+  void inline_graph(ir::Graph& g, int depth) {
+    for (ir::Node* n : g.nodes()) visit(g, n, depth);
+  }
+
+  void visit(ir::Graph& g, ir::Node* n, int depth) {
+    if (const ir::Function* fn = find(*n)) {
+      inline_call(g, n, *fn, depth);
+      return;
+    }
+    for (ir::Graph* sub : n->subgraphs()) inline_graph(*sub, depth);
+  }
+
+  void inline_call(ir::Graph& g, ir::Node* call, const ir::Function& fn, int depth) {
+    if (depth >= kMaxDepth) {
+      throw Error(ErrorKind::Invalid,
+                  "inlining '" + fn.name + "': calls nest deeper than " +
+                      std::to_string(kMaxDepth) + " (recursive function?)",
+                  {.node = call->name()});
+    }
+    ValueMap vm;
+    const auto& formals = fn.body->inputs();
+    for (size_t i = 0; i < formals.size(); ++i) {
+      vm[formals[i]] = i < call->num_inputs() ? call->input(i) : nullptr;
+    }
+    std::string prefix = call->name().empty() ? fn.name : call->name();
+    auto& names = g.names();
+    std::vector<ir::Node*> inserted;
+    for (const ir::Node* b : fn.body->nodes()) {
+      std::vector<ir::Value*> ins;
+      ins.reserve(b->num_inputs());
+      for (size_t i = 0; i < b->num_inputs(); ++i) {
+        ir::Value* v = b->input(i);
+        auto it = v ? vm.find(v) : vm.end();
+        ins.push_back(it == vm.end() ? v : it->second);
+      }
+      auto c = std::make_unique<ir::Node>(b->op_type(), b->domain(), ins, b->num_outputs());
+      c->set_name(names.unique_node(prefix + "/" + (b->name().empty() ? b->op_type() : b->name())));
+      c->doc_string = b->doc_string;
+      for (size_t j = 0; j < b->num_outputs(); ++j) {
+        const ir::Value* o = b->output(j);
+        if (!o) continue;
+        ir::Value* co = c->output(j);
+        co->set_name(names.unique_value(prefix + "/" + o->name()));
+        co->set_type(o->type());
+        vm[o] = co;
+      }
+      for (size_t j = b->num_outputs(); j-- > 0;) {
+        if (!b->output(j)) c->remove_output(j, /*keep_slot=*/true);
+      }
+      for (const ir::Attr& a : b->attrs()) {
+        if (a.is_reference()) {
+          const ir::Attr* given = call->attr(a.ref_attr_name);
+          if (!given) continue;  // the op's default applies
+          ir::Attr r = given->clone();
+          r.name = a.name;
+          c->set_attr(std::move(r));
+          continue;
+        }
+        ir::Attr r = a.clone();
+        c->set_attr(std::move(r));
+      }
+      for (ir::Graph* sub : c->subgraphs()) {
+        sub->set_name_authority(g.name_authority());
+        fix_subgraph(*sub, vm, *call);
+      }
+      inserted.push_back(g.insert_before(call, std::move(c)));
+    }
+    for (size_t j = 0; j < call->num_outputs(); ++j) {
+      ir::Value* out = call->output(j);
+      if (!out) continue;
+      if (j >= fn.body->outputs().size()) {
+        throw Error(ErrorKind::Invalid,
+                    "inlining '" + fn.name +
+                        "': the call has more outputs "
+                        "than the function",
+                    {.node = call->name()});
+      }
+      auto it = vm.find(fn.body->outputs()[j]);
+      ir::Value* nv = it == vm.end() ? fn.body->outputs()[j] : it->second;
+      if (!nv) {
+        throw Error(ErrorKind::Invalid,
+                    "inlining '" + fn.name + "': output " + std::to_string(j) +
+                        " is an input the call omitted",
+                    {.node = call->name()});
+      }
+      if (nv->type().is_none()) nv->set_type(out->type());
+      if (out->is_graph_output()) {
+        bool renameable = nv->producer() && nv->graph() == &g && !nv->is_graph_output();
+        if (renameable && !nv->is_graph_input() && !nv->is_initializer()) {
+          std::string name = out->name();
+          out->replace_all_uses_with(nv, true);
+          out->set_name("");
+          nv->set_name(std::move(name));
+          continue;
+        }
+        // Keep the output's name with an Identity.
+        std::string name = out->name();
+        std::vector<ir::Value*> id_in{nv};
+        auto id = std::make_unique<ir::Node>("Identity", "", id_in, 1);
+        id->set_name(names.unique_node(prefix + "/Identity"));
+        out->replace_all_uses_with(id->output(0), true);
+        out->set_name("");
+        id->output(0)->set_name(std::move(name));
+        id->output(0)->set_type(nv->type());
+        g.insert_before(call, std::move(id));
+        continue;
+      }
+      out->replace_all_uses_with(nv, true);
+    }
+    g.remove(call);
+    for (ir::Node* m : inserted) visit(g, m, depth + 1);
+  }
+};
+
+void mark_called(const ir::Graph& g, const Inliner& in,
+                 std::unordered_set<const ir::Function*>& used,
+                 std::vector<const ir::Function*>& work) {
+  g.for_each_node_recursive([&](ir::Node* n) {
+    if (const ir::Function* f = in.find(*n); f && used.insert(f).second) work.push_back(f);
+  });
+}
+
+}  // namespace
+
+void inline_functions(ir::Model& model) {
+  if (model.functions.empty()) return;
+  Inliner in{model, {}};
+  for (const auto& f : model.functions) {
+    in.index.emplace((f->domain == "ai.onnx" ? "" : f->domain) + "\n" + f->name, f.get());
+  }
+  in.inline_graph(*model.graph, 0);
+  model.graph->collect_garbage();
+  // Drop functions nothing calls any more.
+  std::unordered_set<const ir::Function*> used;
+  std::vector<const ir::Function*> work;
+  mark_called(*model.graph, in, used, work);
+  while (!work.empty()) {
+    const ir::Function* f = work.back();
+    work.pop_back();
+    mark_called(*f->body, in, used, work);
+  }
+  std::erase_if(model.functions, [&](const auto& f) { return !used.count(f.get()); });
+}
+
+}  // namespace oxs::builder

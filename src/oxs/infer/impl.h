@@ -1,0 +1,126 @@
+// Internal to infer/: the inferencer's state and libonnx's context adapters.
+// Speaks protobuf; never include it outside src/oxs/infer.
+#pragma once
+
+#include <onnx/defs/schema.h>
+#include <onnx/defs/shape_inference.h>
+#include <onnx/onnx_pb.h>
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "oxs/infer/infer.h"
+
+namespace oxs::infer {
+
+// What is in scope while inferring a node: the opset imports, and inside a
+// function body the (already resolved) attributes of the call being inferred.
+struct Frame {
+  const std::vector<ir::OpsetImport>* imports = nullptr;
+  const std::vector<ir::Attr>* caller_attrs = nullptr;
+  int depth = 0;
+};
+
+// "A node 'n' (Op)" for messages.
+std::string node_label(const ir::Node& n);
+// ONNX type string ("tensor(float)", "seq(tensor(int64))"); nullopt when the
+// type is not fully known.
+std::optional<std::string> type_string(const ir::Type& t);
+
+struct Inferencer::Impl {
+  Impl(const ir::Model& m, Options o) : model(m), options(o) {}
+
+  const ir::Model& model;
+  Options options;
+  // Data propagation: known integer values of rank <= 1 tensors.
+  std::unordered_map<const ir::Value*, ::onnx::TensorShapeProto> shape_data;
+  // Constants that are not initializers (Constant outputs, set_constant).
+  std::unordered_map<const ir::Value*, std::shared_ptr<const ir::Tensor>> constants;
+  // Constant tensors converted for getInputData, on first request.
+  std::unordered_map<const ir::Value*, std::unique_ptr<::onnx::TensorProto>> tensor_protos;
+  // (domain, op, version) -> schema (null when there is none).
+  std::unordered_map<std::string, const ::onnx::OpSchema*> schema_cache;
+  // Model-local functions by "domain\nname", rebuilt when the model grows.
+  std::unordered_map<std::string, const ir::Function*> functions;
+  size_t functions_indexed = static_cast<size_t>(-1);
+
+  void infer_node(ir::Node& n, const Frame& f);
+  void infer_graph(ir::Graph& g, const Frame& f);
+  void check_node(const ir::Node& n, const Frame& f);
+
+  const ir::Function* find_function(const ir::Node& n);
+  // The schema for `n` under `f`'s imports; null for an unknown op of a
+  // non-standard domain. Throws for unknown ops of standard domains.
+  const ::onnx::OpSchema* find_schema(const ir::Node& n, const Frame& f);
+  std::shared_ptr<const ir::Tensor> constant_of(const ir::Value* v) const;
+  const ::onnx::TensorProto* tensor_proto(const ir::Value* v);
+  // Known integer value of `v` as a TensorShapeProto (propagated or constant).
+  const ::onnx::TensorShapeProto* shape_data_of(const ir::Value* v);
+  // Node attribute `name`, with references resolved through `f`.
+  static const ir::Attr* resolve_attr(const ir::Node& n, std::string_view name, const Frame& f);
+  void infer_function_call(ir::Node& n, const ir::Function& fn, const Frame& f);
+  void record_constant_node(ir::Node& n, const Frame& f);
+  void merge_output(ir::Node& n, size_t i, const ir::Type& inferred);
+  void forget_graph(const ir::Graph& g);
+};
+
+// libonnx's InferenceContext over one IR node. Inputs' types and attributes
+// are converted on first request and cached for this call only.
+class NodeContext final : public ::onnx::InferenceContext {
+ public:
+  NodeContext(Inferencer::Impl& impl, ir::Node& node, const Frame& frame);
+  ~NodeContext() override;
+
+  const ::onnx::AttributeProto* getAttribute(const std::string& name) const override;
+  size_t getNumInputs() const override { return node_.num_inputs(); }
+  const ::onnx::TypeProto* getInputType(size_t index) const override;
+  const ::onnx::TensorProto* getInputData(size_t index) const override;
+  size_t getNumOutputs() const override { return outputs_.size(); }
+  ::onnx::TypeProto* getOutputType(size_t index) override;
+  ::onnx::GraphInferencer* getGraphAttributeInferencer(const std::string& name) override;
+  const ::onnx::SparseTensorProto* getInputSparseData(size_t) const override { return nullptr; }
+  const ::onnx::TensorShapeProto* getSymbolicInput(size_t index) const override;
+
+  const std::vector<::onnx::TypeProto>& outputs() const { return outputs_; }
+  // Subgraphs whose inferencer ran.
+  const std::vector<const ir::Graph*>& inferred_subgraphs() const { return inferred_; }
+
+ private:
+  friend class PropagationContext;
+  Inferencer::Impl& impl_;
+  ir::Node& node_;
+  Frame frame_;
+  mutable std::unordered_map<std::string, std::unique_ptr<::onnx::AttributeProto>> attrs_;
+  mutable std::vector<std::unique_ptr<::onnx::TypeProto>> inputs_;
+  mutable std::vector<bool> input_done_;
+  std::vector<::onnx::TypeProto> outputs_;
+  std::unordered_map<std::string, std::unique_ptr<::onnx::GraphInferencer>> graph_inferencers_;
+  std::vector<const ir::Graph*> inferred_;
+};
+
+// libonnx's DataPropagationContext over the same node, after inference.
+class PropagationContext final : public ::onnx::DataPropagationContext {
+ public:
+  explicit PropagationContext(NodeContext& ctx) : ctx_(ctx) {}
+  const ::onnx::AttributeProto* getAttribute(const std::string& name) const override {
+    return ctx_.getAttribute(name);
+  }
+  size_t getNumInputs() const override { return ctx_.getNumInputs(); }
+  const ::onnx::TypeProto* getInputType(size_t index) const override {
+    return ctx_.getInputType(index);
+  }
+  size_t getNumOutputs() const override { return ctx_.getNumOutputs(); }
+  const ::onnx::TypeProto* getOutputType(size_t index) const override {
+    return &ctx_.outputs_.at(index);
+  }
+  const ::onnx::TensorShapeProto* getInputData(size_t index) override;
+  void addOutputData(size_t index, ::onnx::TensorShapeProto&& tp) override;
+
+ private:
+  NodeContext& ctx_;
+};
+
+}  // namespace oxs::infer

@@ -1,0 +1,378 @@
+// The inference driver: per node, find the schema (or the model-local
+// function), check the node, call libonnx's inference function through
+// NodeContext, merge the results, then propagate known values.
+#include <onnx/defs/schema.h>
+
+#include "oxs/infer/impl.h"
+#include "oxs/ir/error.h"
+#include "oxs/onnx/proto_convert.h"
+
+namespace oxs::infer {
+
+namespace {
+
+std::string normal_domain(const std::string& d) {
+  return d == "ai.onnx" ? std::string() : d;
+}
+
+bool is_standard_domain(const std::string& d) {
+  return d.empty() || d == "ai.onnx.ml" || d == "ai.onnx.training" ||
+         d == "ai.onnx.preview.training";
+}
+
+// Functions may call each other; a cycle would recurse forever.
+constexpr int kMaxFunctionDepth = 64;
+
+}  // namespace
+
+std::string node_label(const ir::Node& n) {
+  std::string op = n.domain().empty() ? n.op_type() : n.domain() + "." + n.op_type();
+  if (n.name().empty()) return "node (" + op + ")";
+  return "node '" + n.name() + "' (" + op + ")";
+}
+
+std::optional<std::string> type_string(const ir::Type& t) {
+  using K = ir::Type::Kind;
+  switch (t.kind()) {
+    case K::Tensor:
+    case K::SparseTensor:
+      if (t.elem_type() == ir::DataType::Undefined) return std::nullopt;
+      return std::string(t.kind() == K::Tensor ? "tensor(" : "sparse_tensor(") +
+             std::string(ir::dtype_name(t.elem_type())) + ")";
+    case K::Sequence:
+    case K::Optional: {
+      if (!t.element()) return std::nullopt;
+      auto e = type_string(*t.element());
+      if (!e) return std::nullopt;
+      return std::string(t.kind() == K::Sequence ? "seq(" : "optional(") + *e + ")";
+    }
+    case K::Map: {
+      if (!t.element()) return std::nullopt;
+      auto e = type_string(*t.element());
+      if (!e) return std::nullopt;
+      return "map(" + std::string(ir::dtype_name(t.elem_type())) + "," + *e + ")";
+    }
+    case K::None:
+      break;
+  }
+  return std::nullopt;
+}
+
+const ir::Function* Inferencer::Impl::find_function(const ir::Node& n) {
+  if (model.functions.empty()) return nullptr;
+  if (functions_indexed != model.functions.size()) {
+    functions.clear();
+    for (const auto& fn : model.functions) {
+      functions.emplace(normal_domain(fn->domain) + "\n" + fn->name, fn.get());
+    }
+    functions_indexed = model.functions.size();
+  }
+  auto it = functions.find(normal_domain(n.domain()) + "\n" + n.op_type());
+  return it == functions.end() ? nullptr : it->second;
+}
+
+const ::onnx::OpSchema* Inferencer::Impl::find_schema(const ir::Node& n, const Frame& f) {
+  std::string domain = normal_domain(n.domain());
+  auto version = ir::find_opset(*f.imports, domain);
+  if (!version) {
+    if (!is_standard_domain(domain)) return nullptr;
+    throw Error(ErrorKind::Invalid,
+                node_label(n) + ": the graph imports no opset for domain '" +
+                    (domain.empty() ? std::string("ai.onnx") : domain) +
+                    "'; add an opset import for it",
+                {.node = n.name()});
+  }
+  std::string key = domain + "\n" + n.op_type() + "\n" + std::to_string(*version);
+  auto it = schema_cache.find(key);
+  if (it != schema_cache.end()) return it->second;
+  const ::onnx::OpSchema* s =
+      ::onnx::OpSchemaRegistry::Schema(n.op_type(), static_cast<int>(*version), domain);
+  if (!s && is_standard_domain(domain) && options.unknown_ops_are_errors) {
+    std::string dname = domain.empty() ? "ai.onnx" : domain;
+    const ::onnx::OpSchema* any = ::onnx::OpSchemaRegistry::Schema(n.op_type(), domain);
+    if (any) {
+      throw Error(ErrorKind::Invalid,
+                  node_label(n) + ": " + n.op_type() + " exists only from " + dname + " opset " +
+                      std::to_string(any->since_version()) + " on, but the graph imports opset " +
+                      std::to_string(*version) + "; import a newer opset",
+                  {.node = n.name()});
+    }
+    static const auto* names = [] {
+      auto* m = new std::unordered_map<std::string, std::vector<std::string>>();
+      for (const auto& sch : ::onnx::OpSchemaRegistry::get_all_schemas()) {
+        (*m)[sch.domain()].push_back(sch.Name());
+      }
+      return m;
+    }();
+    std::string msg = node_label(n) + ": there is no operator '" + n.op_type() + "' in " + dname;
+    auto nit = names->find(domain);
+    if (nit != names->end()) {
+      auto close = suggest(n.op_type(), nit->second);
+      if (!close.empty()) {
+        msg += "; did you mean '" + close[0] + "'";
+        for (size_t i = 1; i < close.size(); ++i) msg += " or '" + close[i] + "'";
+        msg += "?";
+      }
+    }
+    throw Error(ErrorKind::Invalid, msg, {.node = n.name()});
+  }
+  if (s && s->Deprecated()) {
+    throw Error(ErrorKind::Invalid,
+                node_label(n) + ": " + n.op_type() + " is deprecated since opset " +
+                    std::to_string(s->since_version()) + " (the graph imports " +
+                    std::to_string(*version) + "); use its replacement",
+                {.node = n.name()});
+  }
+  schema_cache.emplace(std::move(key), s);
+  return s;
+}
+
+const ir::Attr* Inferencer::Impl::resolve_attr(const ir::Node& n, std::string_view name,
+                                               const Frame& f) {
+  const ir::Attr* a = n.attr(name);
+  if (!a || !a->is_reference()) return a;
+  if (!f.caller_attrs) return nullptr;
+  for (const auto& c : *f.caller_attrs) {
+    if (c.name == a->ref_attr_name) return &c;
+  }
+  return nullptr;  // not given by the caller: the op's default applies
+}
+
+std::shared_ptr<const ir::Tensor> Inferencer::Impl::constant_of(const ir::Value* v) const {
+  if (v->const_value()) return v->const_value();
+  auto it = constants.find(v);
+  return it == constants.end() ? nullptr : it->second;
+}
+
+const ::onnx::TensorProto* Inferencer::Impl::tensor_proto(const ir::Value* v) {
+  auto it = tensor_protos.find(v);
+  if (it != tensor_protos.end()) return it->second.get();
+  auto c = constant_of(v);
+  std::unique_ptr<::onnx::TensorProto> p;
+  // Inference needs small values (shapes, axes, pads); never copy weights.
+  constexpr size_t kMaxBytes = 1 << 16;
+  if (c && c->stored_size() <= kMaxBytes && c->strings.size() <= 4096) {
+    p = std::make_unique<::onnx::TensorProto>();
+    onnx::tensor_to_proto(*c, p.get());
+  }
+  auto* raw = p.get();
+  tensor_protos.emplace(v, std::move(p));
+  return raw;
+}
+
+const ::onnx::TensorShapeProto* Inferencer::Impl::shape_data_of(const ir::Value* v) {
+  auto it = shape_data.find(v);
+  if (it != shape_data.end()) return &it->second;
+  auto c = constant_of(v);
+  if (!c || c->dims().size() > 1) return nullptr;
+  ::onnx::TensorShapeProto tsp;
+  if (c->dtype() == ir::DataType::Int64) {
+    for (int64_t x : c->data<int64_t>()) tsp.add_dim()->set_dim_value(x);
+  } else if (c->dtype() == ir::DataType::Int32) {
+    for (int32_t x : c->data<int32_t>()) tsp.add_dim()->set_dim_value(x);
+  } else {
+    return nullptr;
+  }
+  return &shape_data.emplace(v, std::move(tsp)).first->second;
+}
+
+void Inferencer::Impl::record_constant_node(ir::Node& n, const Frame& f) {
+  if (n.num_outputs() < 1 || !n.output(0)) return;
+  std::shared_ptr<const ir::Tensor> t;
+  if (const ir::Attr* a = resolve_attr(n, "value", f); a && a->t) {
+    t = a->t;
+  } else if (const ir::Attr* a = resolve_attr(n, "value_int", f)) {
+    t = std::make_shared<ir::Tensor>(ir::Tensor::scalar_int64(a->i));
+  } else if (const ir::Attr* a = resolve_attr(n, "value_float", f)) {
+    t = std::make_shared<ir::Tensor>(ir::Tensor::scalar_float(a->f));
+  } else if (const ir::Attr* a = resolve_attr(n, "value_ints", f)) {
+    t = std::make_shared<ir::Tensor>(ir::Tensor::from<int64_t>(
+        ir::DataType::Int64, {static_cast<int64_t>(a->ints.size())}, a->ints));
+  } else if (const ir::Attr* a = resolve_attr(n, "value_floats", f)) {
+    t = std::make_shared<ir::Tensor>(ir::Tensor::from<float>(
+        ir::DataType::Float, {static_cast<int64_t>(a->floats.size())}, a->floats));
+  }
+  if (t) constants[n.output(0)] = std::move(t);
+}
+
+void Inferencer::Impl::merge_output(ir::Node& n, size_t i, const ir::Type& inferred) {
+  ir::Value* v = n.output(i);
+  if (!v) return;
+  v->set_type(
+      merge_types(v->type(), inferred,
+                  "output " + std::to_string(i) + " '" + v->name() + "' of " + node_label(n)));
+}
+
+void Inferencer::Impl::forget_graph(const ir::Graph& g) {
+  auto drop = [this](const ir::Value* v) {
+    if (!v) return;
+    shape_data.erase(v);
+    constants.erase(v);
+    tensor_protos.erase(v);
+  };
+  for (ir::Value* v : g.inputs()) drop(v);
+  for (ir::Value* v : g.initializers()) drop(v);
+  g.for_each_node_recursive([&](ir::Node* n) {
+    for (size_t i = 0; i < n->num_outputs(); ++i) drop(n->output(i));
+  });
+}
+
+void Inferencer::Impl::infer_function_call(ir::Node& n, const ir::Function& fn, const Frame& f) {
+  if (f.depth >= kMaxFunctionDepth) {
+    throw Error(ErrorKind::Invalid,
+                node_label(n) + ": function calls nest deeper than " +
+                    std::to_string(kMaxFunctionDepth) + " (is '" + fn.name + "' recursive?)",
+                {.node = n.name()});
+  }
+  // Attributes of the call, with its own references resolved in our frame.
+  std::vector<ir::Attr> attrs;
+  for (const auto& a : n.attrs()) {
+    const ir::Attr* r = resolve_attr(n, a.name, f);
+    if (!r) continue;
+    ir::Attr c = r->clone();
+    c.name = a.name;
+    c.ref_attr_name.clear();
+    attrs.push_back(std::move(c));
+  }
+  auto body = fn.body->clone();
+  for (size_t i = 0; i < body->inputs().size() && i < n.num_inputs(); ++i) {
+    ir::Value* actual = n.input(i);
+    ir::Value* formal = body->inputs()[i];
+    if (!actual) continue;
+    formal->set_type(merge_types(formal->type(), actual->type(),
+                                 "input " + std::to_string(i) + " '" + formal->name() +
+                                     "' of function '" + fn.name + "' called by " + node_label(n)));
+    if (auto c = constant_of(actual)) constants[formal] = c;
+    if (auto* sd = shape_data_of(actual)) shape_data[formal] = *sd;
+  }
+  Frame inner{fn.opset_imports.empty() ? f.imports : &fn.opset_imports, &attrs, f.depth + 1};
+  try {
+    infer_graph(*body, inner);
+  } catch (const Error& e) {
+    forget_graph(*body);
+    throw Error(e.kind(),
+                "in function '" + fn.name + "' called by " + node_label(n) + ": " + e.message(),
+                {.node = n.name()});
+  }
+  for (size_t i = 0; i < body->outputs().size() && i < n.num_outputs(); ++i) {
+    ir::Value* out = body->outputs()[i];
+    if (!out) continue;
+    merge_output(n, i, out->type());
+    if (auto it = shape_data.find(out); it != shape_data.end() && n.output(i)) {
+      shape_data[n.output(i)] = it->second;
+    }
+  }
+  forget_graph(*body);
+}
+
+void Inferencer::Impl::infer_graph(ir::Graph& g, const Frame& f) {
+  for (ir::Node* n : g.nodes()) infer_node(*n, f);
+}
+
+void Inferencer::Impl::infer_node(ir::Node& n, const Frame& f) {
+  if (const ir::Function* fn = find_function(n)) {
+    if (options.check_signature) check_node(n, f);
+    infer_function_call(n, *fn, f);
+    return;
+  }
+  const ::onnx::OpSchema* s = find_schema(n, f);
+  if (!s) {
+    for (ir::Graph* g : n.subgraphs()) infer_graph(*g, f);
+    return;
+  }
+  if (options.check_signature) check_node(n, f);
+  if (n.op_type() == "Constant" && n.domain().empty()) record_constant_node(n, f);
+  NodeContext ctx(*this, n, f);
+  if (s->has_type_and_shape_inference_function()) {
+    try {
+      s->GetTypeAndShapeInferenceFunction()(ctx);
+    } catch (const Error&) {
+      throw;
+    } catch (const std::exception& e) {
+      throw Error(ErrorKind::Invalid, node_label(n) + ": " + e.what(), {.node = n.name()});
+    }
+  }
+  for (size_t i = 0; i < n.num_outputs() && i < ctx.outputs().size(); ++i) {
+    const auto& tp = ctx.outputs()[i];
+    if (tp.value_case() == ::onnx::TypeProto::VALUE_NOT_SET) continue;
+    merge_output(n, i, onnx::type_from_proto(tp));
+  }
+  const auto& done = ctx.inferred_subgraphs();
+  for (ir::Graph* g : n.subgraphs()) {
+    if (std::find(done.begin(), done.end(), g) == done.end()) infer_graph(*g, f);
+  }
+  if (options.data_propagation && s->has_data_propagation_function()) {
+    PropagationContext pc(ctx);
+    try {
+      s->GetDataPropagationFunction()(pc);
+    } catch (const std::exception&) {
+      // Propagation only sharpens inference; a value it cannot compute stays
+      // unknown rather than failing the node.
+    }
+  }
+}
+
+// ---- public ----
+
+Inferencer::Inferencer(const ir::Model& model, Options options)
+    : impl_(std::make_unique<Impl>(model, options)) {}
+Inferencer::~Inferencer() = default;
+
+void Inferencer::infer_node(ir::Node& node, const std::vector<ir::OpsetImport>* imports) {
+  impl_->infer_node(node, Frame{imports ? imports : &impl_->model.opset_imports});
+}
+
+void Inferencer::infer_graph(ir::Graph& graph, const std::vector<ir::OpsetImport>* imports) {
+  impl_->infer_graph(graph, Frame{imports ? imports : &impl_->model.opset_imports});
+}
+
+void Inferencer::check_node(const ir::Node& node, const std::vector<ir::OpsetImport>* imports) {
+  impl_->check_node(node, Frame{imports ? imports : &impl_->model.opset_imports});
+}
+
+std::optional<std::vector<ir::Dim>> Inferencer::known_value(const ir::Value* v) const {
+  const auto* tsp = impl_->shape_data_of(v);
+  if (!tsp) return std::nullopt;
+  std::vector<ir::Dim> out;
+  out.reserve(tsp->dim_size());
+  for (const auto& d : tsp->dim()) {
+    if (d.has_dim_value()) {
+      out.push_back(ir::Dim::known(d.dim_value()));
+    } else if (d.has_dim_param()) {
+      out.push_back(ir::Dim::symbolic(d.dim_param()));
+    } else {
+      out.push_back(ir::Dim::unknown());
+    }
+  }
+  return out;
+}
+
+std::shared_ptr<const ir::Tensor> Inferencer::constant(const ir::Value* v) const {
+  return impl_->constant_of(v);
+}
+
+void Inferencer::set_constant(const ir::Value* v, std::shared_ptr<const ir::Tensor> t) {
+  impl_->constants[v] = std::move(t);
+  impl_->tensor_protos.erase(v);
+  impl_->shape_data.erase(v);
+}
+
+void Inferencer::forget(const ir::Value* v) {
+  impl_->shape_data.erase(v);
+  impl_->constants.erase(v);
+  impl_->tensor_protos.erase(v);
+}
+
+const Options& Inferencer::options() const {
+  return impl_->options;
+}
+
+void run(ir::Model& model, const Options& options) {
+  Inferencer inf(model, options);
+  inf.infer_graph(*model.graph);
+  for (const auto& fn : model.functions) {
+    inf.infer_graph(*fn->body, fn->opset_imports.empty() ? nullptr : &fn->opset_imports);
+  }
+}
+
+}  // namespace oxs::infer
