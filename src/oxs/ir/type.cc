@@ -92,6 +92,8 @@ Type Type::map(DataType key, Type value) {
 
 Type::Type(const Type& o)
     : denotation(o.denotation),
+      opaque_domain(o.opaque_domain),
+      opaque_name(o.opaque_name),
       proto_quirks(o.proto_quirks),
       kind_(o.kind_),
       elem_(o.elem_),
@@ -107,7 +109,8 @@ Type& Type::operator=(const Type& o) {
 }
 
 bool Type::operator==(const Type& o) const {
-  if (kind_ != o.kind_ || elem_ != o.elem_ || shape_ != o.shape_ || denotation != o.denotation)
+  if (kind_ != o.kind_ || elem_ != o.elem_ || shape_ != o.shape_ || denotation != o.denotation ||
+      opaque_domain != o.opaque_domain || opaque_name != o.opaque_name)
     return false;
   if (!element_ || !o.element_) return !element_ && !o.element_;
   return *element_ == *o.element_;

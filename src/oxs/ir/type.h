@@ -96,6 +96,10 @@ class Type {
   Type* element() { return element_.get(); }
 
   std::string denotation;
+  // ONNX-ML opaque type (TypeProto.opaque_type): kind stays None, these name
+  // it. Rarely used; kept so that models using it round-trip.
+  std::string opaque_domain;
+  std::string opaque_name;
   // onnx/ only: how the loaded protobuf deviated from the canonical encoding
   // (e.g. a field explicitly set to its default), so that saving reproduces
   // it exactly. 0 for anything built in memory.

@@ -1,32 +1,59 @@
 // Conversion between the IR and onnx's protobuf messages. Used by model_io
 // and by the rooms that must speak libonnx's API (schema/, infer/). No other
 // room includes protobuf types.
+//
+// Conversion is lossless for every field of onnx-ml.proto 1.12 (IR version
+// 8): proto2 field presence that the IR cannot express directly is kept in
+// the IR's `proto_quirks` fields and Graph::value_info_overrides. Loading
+// never rejects a structurally invalid graph (undefined names become
+// annotation values that ir::verify reports); it rejects only data it cannot
+// represent (bad tensors, unknown fields, unsafe external data).
 #pragma once
 
 #include <onnx/onnx_pb.h>
 
+#include <cstdint>
+#include <functional>
+#include <memory>
 #include <string>
 
 #include "oxs/ir/model.h"
 
 namespace oxs::onnx {
 
+class DataFileRegistry;
+
 // Context for errors and external data while converting from protobuf.
 struct FromProtoContext {
   std::string file;      // for messages
   std::string base_dir;  // for external data
   bool lazy_external_data = true;
+  // Shares one mapping per data file among the tensors of one load; created
+  // on demand when null.
+  std::shared_ptr<DataFileRegistry> data_files;
 };
 
 // ---- protobuf -> IR ----
-// The proto may be consumed (raw tensor bytes are moved, not copied).
+// The proto may be consumed (raw tensor bytes and strings are moved, not
+// copied). Throws oxs::Error naming ctx.file.
 ir::Model model_from_proto(::onnx::ModelProto& proto, const FromProtoContext& ctx);
 ir::Type type_from_proto(const ::onnx::TypeProto& proto);
 std::shared_ptr<ir::Tensor> tensor_from_proto(::onnx::TensorProto& proto,
                                               const FromProtoContext& ctx);
-// Graph attributes are built with `scope` as the enclosing graph (for outer
-// references); pass null where no graph attribute can occur.
+std::shared_ptr<ir::SparseTensor> sparse_tensor_from_proto(::onnx::SparseTensorProto& proto,
+                                                           const FromProtoContext& ctx);
+// Graph attributes are built without an enclosing scope: names they use
+// from outside become annotation values.
 ir::Attr attr_from_proto(::onnx::AttributeProto& proto, const FromProtoContext& ctx);
+// Graph attributes are built with `scope` as the enclosing graph: names they
+// use from outside resolve to values of `scope` and its ancestors, and the
+// subgraphs share its name authority.
+ir::Attr attr_from_proto(::onnx::AttributeProto& proto, const FromProtoContext& ctx,
+                         ir::Graph* scope);
+// A top-level graph with its own name authority.
+std::unique_ptr<ir::Graph> graph_from_proto(::onnx::GraphProto& proto, const FromProtoContext& ctx);
+std::unique_ptr<ir::Function> function_from_proto(::onnx::FunctionProto& proto,
+                                                  const FromProtoContext& ctx);
 
 // ---- IR -> protobuf ----
 void model_to_proto(const ir::Model& model, ::onnx::ModelProto* proto);
@@ -37,5 +64,21 @@ void type_to_proto(const ir::Type& type, ::onnx::TypeProto* proto);
 // encoding); external tensors are read and written inline.
 void tensor_to_proto(const ir::Tensor& tensor, ::onnx::TensorProto* proto);
 void attr_to_proto(const ir::Attr& attr, ::onnx::AttributeProto* proto);
+
+// Decides where a tensor's bytes go while writing: return true after filling
+// the data fields of `proto` yourself (external_data, data_location), false
+// to have them written inline. Metadata (name, dims, type) is already set.
+using TensorPlacer = std::function<bool(const ir::Tensor& tensor, ::onnx::TensorProto* proto)>;
+
+struct ToProtoOptions {
+  TensorPlacer placer;  // null: everything inline
+  // Inline tensor bytes allowed in total; exceeding it throws oxs::Error
+  // (Unsupported) before the bytes are copied. Protobuf cannot serialize a
+  // message over 2 GiB.
+  uint64_t max_inline_bytes = UINT64_MAX;
+  std::string file;  // for messages
+};
+void model_to_proto(const ir::Model& model, ::onnx::ModelProto* proto,
+                    const ToProtoOptions& options);
 
 }  // namespace oxs::onnx

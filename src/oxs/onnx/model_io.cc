@@ -1,0 +1,142 @@
+// load(), load_from_bytes() and save_to_bytes(): recognizing what a file is
+// before parsing it, so that a wrong file gets one clear message instead of
+// a protobuf failure, and enforcing protobuf's 2 GiB message limit.
+#include "oxs/onnx/model_io.h"
+
+#include <algorithm>
+#include <climits>
+
+#include "oxs/ir/error.h"
+#include "oxs/onnx/external_data.h"
+#include "oxs/onnx/file_io.h"
+#include "oxs/onnx/proto_convert.h"
+
+namespace oxs::onnx {
+
+namespace {
+
+constexpr uint64_t kProtoLimit = INT_MAX;  // protobuf's limit for one message
+
+std::string size_text(uint64_t bytes) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.2f GiB", static_cast<double>(bytes) / (1ull << 30));
+  return buf;
+}
+
+// Why `b` is not a serialized ModelProto, when that is evident from its
+// first bytes; empty if it may be one.
+std::string sniff(std::string_view b) {
+  auto starts = [&](std::string_view magic) { return b.substr(0, magic.size()) == magic; };
+  using namespace std::string_view_literals;
+  if (starts("\x93NUMPY"sv)) return "is a NumPy .npy array, not an ONNX model";
+  if (starts("PK\x03\x04"sv) || starts("PK\x05\x06"sv)) {
+    return "is a ZIP archive (a PyTorch .pt/.pth checkpoint or a .npz?), not an ONNX model";
+  }
+  if (starts("\x89HDF"sv)) return "is an HDF5 file (a Keras .h5 model?), not an ONNX model";
+  if (starts("\x1f\x8b"sv)) return "is gzip-compressed; decompress it first";
+  if (starts("GGUF"sv)) return "is a GGUF file, not an ONNX model";
+  if (b.size() >= 2 && static_cast<unsigned char>(b[0]) == 0x80 && b[1] >= 2 && b[1] <= 5) {
+    return "is a Python pickle, not an ONNX model";
+  }
+  const size_t n = std::min<size_t>(b.size(), 512);
+  bool text = n >= 8;
+  for (size_t i = 0; i < n && text; ++i) {
+    auto c = static_cast<unsigned char>(b[i]);
+    text = c == '\n' || c == '\r' || c == '\t' || (c >= 0x20 && c < 0x7f);
+  }
+  if (text) {
+    if (starts("ir_version"sv)) {
+      return "is protobuf text format; oxs reads binary .onnx files";
+    }
+    if (starts("<"sv)) return "looks like ONNX's textual syntax; oxs reads binary .onnx files";
+    return "is a text file, not an ONNX model";
+  }
+  // A ModelProto starts with the tag of one of its fields.
+  switch (static_cast<unsigned char>(b[0])) {
+    case 0x08:  // ir_version
+    case 0x12:  // producer_name
+    case 0x1a:  // producer_version
+    case 0x22:  // domain
+    case 0x28:  // model_version
+    case 0x32:  // doc_string
+    case 0x3a:  // graph
+    case 0x42:  // opset_import
+    case 0x72:  // metadata_props
+      return {};
+    case 0xa2:  // training_info (20)
+    case 0xca:  // functions (25)
+      if (b.size() > 1 && b[1] == 0x01) return {};
+      break;
+    default:
+      break;
+  }
+  char buf[96];
+  std::snprintf(buf, sizeof buf,
+                "does not start like an ONNX model (first byte 0x%02x); is it really a .onnx file?",
+                static_cast<unsigned char>(b[0]));
+  return buf;
+}
+
+ir::Model parse(std::string_view bytes, const FromProtoContext& ctx) {
+  const ErrorLocation where{.file = ctx.file};
+  if (bytes.empty()) throw Error(ErrorKind::Input, "the file is empty, not an ONNX model", where);
+  if (bytes.size() > kProtoLimit) {
+    throw Error(ErrorKind::Input,
+                "the file is " + size_text(bytes.size()) +
+                    ", but protobuf cannot parse a single message over 2 GiB; such a model "
+                    "must keep its weights in external data (re-export it with external data, "
+                    "or save with --external-data)",
+                where);
+  }
+  if (std::string why = sniff(bytes); !why.empty()) throw Error(ErrorKind::Input, why, where);
+  ::onnx::ModelProto proto;
+  if (!proto.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
+    throw Error(ErrorKind::Input,
+                "is not a valid ONNX model: protobuf parsing failed (the file is truncated or "
+                "corrupt)",
+                where);
+  }
+  return model_from_proto(proto, ctx);
+}
+
+}  // namespace
+
+ir::Model load(const std::string& path, const LoadOptions& options) {
+  FileMapping file(path);
+  FromProtoContext ctx;
+  ctx.file = path;
+  ctx.base_dir = parent_dir(path);
+  ctx.lazy_external_data = options.lazy_external_data;
+  ctx.data_files = std::make_shared<DataFileRegistry>();
+  return parse(file.view(), ctx);
+}
+
+ir::Model load_from_bytes(std::string_view bytes, const std::string& base_dir,
+                          const std::string& display_name) {
+  FromProtoContext ctx;
+  ctx.file = display_name;
+  ctx.base_dir = base_dir.empty() ? "." : base_dir;
+  ctx.data_files = std::make_shared<DataFileRegistry>();
+  return parse(bytes, ctx);
+}
+
+std::string save_to_bytes(const ir::Model& model) {
+  ::onnx::ModelProto proto;
+  ToProtoOptions options;
+  options.max_inline_bytes = kProtoLimit;
+  model_to_proto(model, &proto, options);
+  const size_t size = proto.ByteSizeLong();
+  if (size > kProtoLimit) {
+    throw Error(ErrorKind::Unsupported,
+                "the serialized model would be " + size_text(size) +
+                    ", over protobuf's 2 GiB limit; save it with external data "
+                    "(--external-data, SaveOptions::ExternalData::External)");
+  }
+  std::string out;
+  if (!proto.SerializeToString(&out)) {
+    throw Error(ErrorKind::Internal, "protobuf could not serialize the model");
+  }
+  return out;
+}
+
+}  // namespace oxs::onnx

@@ -1,0 +1,229 @@
+// save(): the model and its external data files are written to temporary
+// files beside their targets and renamed into place only when everything is
+// written and flushed, so a failed save leaves the old files untouched. Data
+// files are never truncated in place: a model whose tensors are mapped from
+// the file being replaced keeps reading the old (unlinked) file through its
+// mapping.
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <climits>
+#include <cstring>
+#include <map>
+
+#include "oxs/ir/error.h"
+#include "oxs/onnx/external_data.h"
+#include "oxs/onnx/file_io.h"
+#include "oxs/onnx/model_io.h"
+#include "oxs/onnx/proto_convert.h"
+
+namespace oxs::onnx {
+
+namespace {
+
+constexpr uint64_t kProtoLimit = INT_MAX;
+
+// One tensor's bytes at one offset of a data file.
+struct Placement {
+  const ir::Tensor* tensor;
+  uint64_t offset;
+  uint64_t length;
+};
+
+struct DataFilePlan {
+  std::string location;  // relative to the model's directory
+  std::vector<Placement> placements;
+  uint64_t size = 0;
+};
+
+void set_entry(::onnx::TensorProto* p, const char* key, const std::string& value) {
+  auto* e = p->add_external_data();
+  e->set_key(key);
+  e->set_value(value);
+}
+
+const ExternalStorage* external_storage(const ir::Tensor& t) {
+  return dynamic_cast<const ExternalStorage*>(t.storage().get());
+}
+
+// Creates the missing directories of `location` below `dir`, refusing
+// symbolic links, so that a write cannot escape the model's directory.
+void prepare_dirs(const std::string& dir, const std::string& location, const std::string& model) {
+  std::string path = dir;
+  size_t start = 0;
+  for (;;) {
+    size_t end = location.find('/', start);
+    if (end == std::string::npos) return;
+    std::string part = location.substr(start, end - start);
+    start = end + 1;
+    if (part.empty() || part == ".") continue;
+    path += "/" + part;
+    struct stat st {};
+    if (::lstat(path.c_str(), &st) != 0) {
+      if (::mkdir(path.c_str(), 0755) != 0) {
+        throw Error(ErrorKind::IO, "cannot create directory " + path + ": " + std::strerror(errno),
+                    {.file = model});
+      }
+      continue;
+    }
+    if (!S_ISDIR(st.st_mode)) {
+      throw Error(ErrorKind::Usage,
+                  "cannot write external data '" + location + "': " + path +
+                      " is not a directory (symbolic links are refused)",
+                  {.file = model});
+    }
+  }
+}
+
+// True if the file at `target` already holds every placement (the tensors
+// are still the mapped bytes of that very file at the same offsets).
+bool already_in_place(const DataFilePlan& plan, const std::string& target) {
+  struct stat st {};
+  if (::lstat(target.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return false;
+  for (const Placement& p : plan.placements) {
+    const ExternalStorage* s = external_storage(*p.tensor);
+    if (!s || s->file().dev() != st.st_dev || s->file().ino() != st.st_ino ||
+        s->offset() != p.offset || static_cast<uint64_t>(st.st_size) < p.offset + p.length) {
+      return false;
+    }
+  }
+  return true;
+}
+
+void check_overlaps(DataFilePlan& plan, const std::string& model) {
+  std::sort(plan.placements.begin(), plan.placements.end(),
+            [](const Placement& a, const Placement& b) { return a.offset < b.offset; });
+  for (size_t i = 1; i < plan.placements.size(); ++i) {
+    const Placement& a = plan.placements[i - 1];
+    const Placement& b = plan.placements[i];
+    const bool same = a.offset == b.offset && a.length == b.length;
+    if (!same && b.offset < a.offset + a.length) {
+      throw Error(ErrorKind::Usage,
+                  "tensors '" + a.tensor->name + "' and '" + b.tensor->name +
+                      "' overlap in external data file '" + plan.location +
+                      "'; save with SaveOptions::ExternalData::External to lay them out anew",
+                  {.file = model});
+    }
+  }
+}
+
+}  // namespace
+
+void save(const ir::Model& model, const std::string& path, const SaveOptions& options) {
+  using Mode = SaveOptions::ExternalData;
+  if (options.threshold < 0) {
+    throw Error(ErrorKind::Usage, "external data threshold must not be negative", {.file = path});
+  }
+  if (options.alignment < 1) {
+    throw Error(ErrorKind::Usage, "external data alignment must be at least 1", {.file = path});
+  }
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+    throw Error(ErrorKind::Usage, "is a directory; give a file name to save the model to",
+                {.file = path});
+  }
+  const std::string dir = parent_dir(path);
+  const auto alignment = static_cast<uint64_t>(options.alignment);
+
+  std::map<std::string, DataFilePlan> plans;  // by location
+  ToProtoOptions to;
+  to.file = path;
+  to.max_inline_bytes = kProtoLimit;
+
+  if (options.external_data == Mode::External) {
+    std::string name =
+        options.external_file.empty() ? base_name(path) + ".data" : options.external_file;
+    check_location_syntax(name, path, "(data file)", ErrorKind::Usage);
+    if (name.find('/') != std::string::npos || name == base_name(path)) {
+      throw Error(ErrorKind::Usage,
+                  "external data file '" + name +
+                      "' must be a plain file name beside the model, not the model itself",
+                  {.file = path});
+    }
+    DataFilePlan& plan = plans[name];
+    plan.location = name;
+    to.placer = [&plan, &options, alignment](const ir::Tensor& t, ::onnx::TensorProto* p) {
+      if (t.encoding == ir::Tensor::Encoding::Typed) return false;  // as onnx does: raw only
+      const uint64_t length = t.stored_size();
+      if (length < static_cast<uint64_t>(options.threshold)) return false;
+      const uint64_t offset = (plan.size + alignment - 1) / alignment * alignment;
+      plan.placements.push_back({&t, offset, length});
+      plan.size = offset + length;
+      set_entry(p, "location", plan.location);
+      set_entry(p, "offset", std::to_string(offset));
+      set_entry(p, "length", std::to_string(length));
+      p->set_data_location(::onnx::TensorProto::EXTERNAL);
+      return true;
+    };
+  } else if (options.external_data == Mode::Keep) {
+    to.placer = [&plans, &path](const ir::Tensor& t, ::onnx::TensorProto* p) {
+      if (t.encoding != ir::Tensor::Encoding::External) return false;
+      const ir::ExternalData& ext = t.external;
+      check_location_syntax(ext.location, path, t.name, ErrorKind::Usage);
+      const uint64_t length = t.stored_size();
+      if (ext.length >= 0 && static_cast<uint64_t>(ext.length) != length) {
+        throw Error(ErrorKind::Usage,
+                    "tensor '" + t.name + "' now has " + std::to_string(length) +
+                        " bytes but its external data slot in '" + ext.location + "' holds " +
+                        std::to_string(ext.length) +
+                        "; save with SaveOptions::ExternalData::External to lay it out anew",
+                    {.file = path});
+      }
+      DataFilePlan& plan = plans[ext.location];
+      plan.location = ext.location;
+      const auto offset = static_cast<uint64_t>(ext.offset);
+      plan.placements.push_back({&t, offset, length});
+      plan.size = std::max(plan.size, offset + length);
+      if (!ext.entries.empty()) {
+        for (const auto& [k, v] : ext.entries) set_entry(p, k.c_str(), v);
+      } else {
+        set_entry(p, "location", ext.location);
+        if (ext.offset != 0) set_entry(p, "offset", std::to_string(ext.offset));
+        if (ext.length >= 0) set_entry(p, "length", std::to_string(ext.length));
+      }
+      p->set_data_location(::onnx::TensorProto::EXTERNAL);
+      return true;
+    };
+  }
+
+  ::onnx::ModelProto proto;
+  model_to_proto(model, &proto, to);
+  const size_t size = proto.ByteSizeLong();
+  if (size > kProtoLimit) {
+    throw Error(ErrorKind::Unsupported,
+                "the serialized model would be over protobuf's 2 GiB limit; save it with "
+                "external data (--external-data, SaveOptions::ExternalData::External)",
+                {.file = path});
+  }
+
+  // Write everything to temporary files first.
+  std::vector<std::unique_ptr<AtomicFile>> data_files;
+  for (auto& [location, plan] : plans) {
+    if (plan.placements.empty()) continue;
+    const std::string target = dir + "/" + location;
+    check_overlaps(plan, path);
+    if (options.external_data == Mode::Keep && already_in_place(plan, target)) continue;
+    prepare_dirs(dir, location, path);
+    auto file = std::make_unique<AtomicFile>(target);
+    for (const Placement& p : plan.placements) {
+      auto bytes = p.tensor->bytes();
+      file->pwrite(bytes.data(), bytes.size(), p.offset);
+    }
+    file->truncate(plan.size);
+    file->finish();
+    data_files.push_back(std::move(file));
+  }
+  AtomicFile model_file(path);
+  if (!proto.SerializeToFileDescriptor(model_file.fd())) {
+    throw Error(ErrorKind::IO, std::string("cannot write the model: ") + std::strerror(errno),
+                {.file = path});
+  }
+  model_file.finish();
+  // Every tensor whose bytes were written has been mapped by now, so renaming
+  // over its data file cannot change what it reads.
+  for (auto& f : data_files) f->commit();
+  model_file.commit();
+}
+
+}  // namespace oxs::onnx

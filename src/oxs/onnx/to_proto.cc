@@ -1,0 +1,444 @@
+// IR -> protobuf. Writes the canonical encoding for IR built in memory and
+// reproduces a loaded proto exactly by honouring the proto_quirks bits and
+// the graphs' value_info overrides. Tensor bytes go inline unless a
+// TensorPlacer (set by save() for external data) takes them.
+#include <cstring>
+#include <unordered_map>
+
+#include "oxs/ir/error.h"
+#include "oxs/onnx/attr_fields.h"
+#include "oxs/onnx/proto_convert.h"
+#include "oxs/onnx/quirks.h"
+
+namespace oxs::onnx {
+
+namespace {
+
+using ir::DataType;
+using ::onnx::TensorProto;
+
+bool type_present(const ir::Type& t) {
+  return t.kind() != ir::Type::Kind::None || !t.denotation.empty() || !t.opaque_domain.empty() ||
+         !t.opaque_name.empty() ||
+         (t.proto_quirks &
+          (quirk::kTypePresent | quirk::kTypeDenotationEmpty | quirk::kTypeOpaque));
+}
+
+void shape_to_proto(const ir::Shape& s, ::onnx::TensorShapeProto* p) {
+  p->mutable_dim()->Reserve(static_cast<int>(s.rank()));
+  for (const ir::Dim& d : s.dims()) {
+    auto* pd = p->add_dim();
+    if (d.is_known()) {
+      pd->set_dim_value(d.value());
+    } else if (d.is_symbolic()) {
+      pd->set_dim_param(d.symbol());
+    }
+    if (!d.denotation.empty() || (d.proto_quirks & quirk::kDimDenotationEmpty)) {
+      pd->set_denotation(d.denotation);
+    }
+  }
+}
+
+// Widens each element of `bytes` (as Src) into a repeated field of Dst.
+template <class Src, class Dst>
+void widen(std::span<const std::byte> bytes, google::protobuf::RepeatedField<Dst>* out) {
+  const size_t n = bytes.size() / sizeof(Src);
+  out->Reserve(static_cast<int>(n));
+  for (size_t i = 0; i < n; ++i) {
+    Src v;
+    std::memcpy(&v, bytes.data() + i * sizeof(Src), sizeof(Src));
+    out->AddAlreadyReserved(static_cast<Dst>(v));
+  }
+}
+
+template <class T>
+void copy_into(std::span<const std::byte> bytes, google::protobuf::RepeatedField<T>* out) {
+  const size_t n = bytes.size() / sizeof(T);
+  out->Resize(static_cast<int>(n), T{});
+  if (n) std::memcpy(out->mutable_data(), bytes.data(), n * sizeof(T));
+}
+
+class Writer {
+ public:
+  explicit Writer(const ToProtoOptions& options) : opt_(options) {}
+
+  void model(const ir::Model& m, ::onnx::ModelProto* p);
+  void graph(const ir::Graph& g, ::onnx::GraphProto* p);
+  void function(const ir::Function& f, ::onnx::FunctionProto* p);
+  void node(const ir::Node& n, ::onnx::NodeProto* p);
+  void attr(const ir::Attr& a, ::onnx::AttributeProto* p);
+  void tensor(const ir::Tensor& t, TensorProto* p, const std::string& name);
+  void sparse(const ir::SparseTensor& s, ::onnx::SparseTensorProto* p);
+
+ private:
+  void value_info(const std::string& name, const ir::Type& type, const std::string& doc,
+                  uint32_t quirks, ::onnx::ValueInfoProto* p);
+  void inline_data(const ir::Tensor& t, TensorProto* p);
+  void count_inline(uint64_t bytes);
+  void opsets(const std::vector<ir::OpsetImport>& in,
+              google::protobuf::RepeatedPtrField<::onnx::OperatorSetIdProto>* out);
+
+  const ToProtoOptions& opt_;
+  uint64_t inline_bytes_ = 0;
+};
+
+void Writer::count_inline(uint64_t bytes) {
+  inline_bytes_ += bytes;
+  if (inline_bytes_ > opt_.max_inline_bytes) {
+    throw Error(ErrorKind::Unsupported,
+                "the model's tensors need more than " + std::to_string(opt_.max_inline_bytes) +
+                    " bytes inline, over protobuf's 2 GiB limit for one file; save with "
+                    "external data (--external-data, SaveOptions::ExternalData::External)",
+                {.file = opt_.file});
+  }
+}
+
+void Writer::opsets(const std::vector<ir::OpsetImport>& in,
+                    google::protobuf::RepeatedPtrField<::onnx::OperatorSetIdProto>* out) {
+  for (const ir::OpsetImport& o : in) {
+    auto* p = out->Add();
+    if (!(o.proto_quirks & quirk::kOpsetNoDomain)) p->set_domain(o.domain);
+    if (!(o.proto_quirks & quirk::kOpsetNoVersion)) p->set_version(o.version);
+  }
+}
+
+void Writer::value_info(const std::string& name, const ir::Type& type, const std::string& doc,
+                        uint32_t quirks, ::onnx::ValueInfoProto* p) {
+  if (!(quirks & quirk::kValueNoName)) p->set_name(name);
+  if (type_present(type)) type_to_proto(type, p->mutable_type());
+  if (!doc.empty() || (quirks & quirk::kValueDocEmpty)) p->set_doc_string(doc);
+}
+
+void Writer::inline_data(const ir::Tensor& t, TensorProto* p) {
+  if (t.dtype() == DataType::String) {
+    uint64_t total = 0;
+    for (const std::string& s : t.strings) total += s.size();
+    count_inline(total);
+    p->mutable_string_data()->Reserve(static_cast<int>(t.strings.size()));
+    for (const std::string& s : t.strings) p->add_string_data(s);
+    return;
+  }
+  count_inline(t.stored_size());
+  if (t.encoding != ir::Tensor::Encoding::Typed) {
+    auto b = t.bytes();
+    p->set_raw_data(reinterpret_cast<const char*>(b.data()), b.size());
+    return;
+  }
+  auto b = t.bytes();
+  switch (t.dtype()) {
+    case DataType::Float:
+    case DataType::Complex64:
+      copy_into(b, p->mutable_float_data());
+      break;
+    case DataType::Int32:
+      copy_into(b, p->mutable_int32_data());
+      break;
+    case DataType::Int16:
+      widen<int16_t>(b, p->mutable_int32_data());
+      break;
+    case DataType::Int8:
+      widen<int8_t>(b, p->mutable_int32_data());
+      break;
+    case DataType::Uint16:
+    case DataType::Float16:
+    case DataType::BFloat16:
+      widen<uint16_t>(b, p->mutable_int32_data());
+      break;
+    case DataType::Uint8:
+    case DataType::Bool:
+      widen<uint8_t>(b, p->mutable_int32_data());
+      break;
+    case DataType::Int64:
+      copy_into(b, p->mutable_int64_data());
+      break;
+    case DataType::Double:
+    case DataType::Complex128:
+      copy_into(b, p->mutable_double_data());
+      break;
+    case DataType::Uint32:
+      widen<uint32_t>(b, p->mutable_uint64_data());
+      break;
+    case DataType::Uint64:
+      copy_into(b, p->mutable_uint64_data());
+      break;
+    case DataType::String:
+    case DataType::Undefined:
+      break;
+  }
+}
+
+void Writer::tensor(const ir::Tensor& t, TensorProto* p, const std::string& name) {
+  p->mutable_dims()->Reserve(static_cast<int>(t.dims().size()));
+  for (int64_t d : t.dims()) p->add_dims(d);
+  const uint32_t q = t.proto_quirks;
+  if (!(q & quirk::kTensorNoDataType)) p->set_data_type(static_cast<int32_t>(t.dtype()));
+  if (!name.empty() || (q & quirk::kTensorNameEmpty)) p->set_name(name);
+  if (!t.doc_string.empty() || (q & quirk::kTensorDocEmpty)) p->set_doc_string(t.doc_string);
+  if (t.has_segment) {
+    auto* s = p->mutable_segment();
+    if (!(q & quirk::kTensorSegmentNoBegin)) s->set_begin(t.segment_begin);
+    if (!(q & quirk::kTensorSegmentNoEnd)) s->set_end(t.segment_end);
+  }
+  if (opt_.placer && t.dtype() != DataType::String && opt_.placer(t, p)) return;
+  if (t.encoding != ir::Tensor::Encoding::External) {
+    // Entries kept from a file that listed them without data_location EXTERNAL.
+    for (const auto& [k, v] : t.external.entries) {
+      auto* e = p->add_external_data();
+      e->set_key(k);
+      e->set_value(v);
+    }
+  }
+  if (q & quirk::kTensorDataLocationDefault) p->set_data_location(TensorProto::DEFAULT);
+  inline_data(t, p);
+}
+
+void Writer::sparse(const ir::SparseTensor& s, ::onnx::SparseTensorProto* p) {
+  tensor(s.values, p->mutable_values(), s.values.name);
+  tensor(s.indices, p->mutable_indices(), s.indices.name);
+  for (int64_t d : s.dims) p->add_dims(d);
+}
+
+void Writer::attr(const ir::Attr& a, ::onnx::AttributeProto* p) {
+  const uint32_t q = a.proto_quirks;
+  if (!(q & quirk::kAttrNoName)) p->set_name(a.name);
+  if (!a.ref_attr_name.empty() || (q & quirk::kAttrRefEmpty)) p->set_ref_attr_name(a.ref_attr_name);
+  if (!a.doc_string.empty() || (q & quirk::kAttrDocEmpty)) p->set_doc_string(a.doc_string);
+  if (!(q & quirk::kAttrNoType)) {
+    p->set_type(static_cast<::onnx::AttributeProto_AttributeType>(a.type));
+  }
+  const uint32_t fields = attr_fields_to_write(a);
+  if (fields & quirk::kAttrHasF) p->set_f(a.f);
+  if (fields & quirk::kAttrHasI) p->set_i(a.i);
+  if (fields & quirk::kAttrHasS) p->set_s(a.s);
+  if (fields & quirk::kAttrHasT) {
+    auto* t = p->mutable_t();
+    if (a.t) tensor(*a.t, t, a.t->name);
+  }
+  if (fields & quirk::kAttrHasG) {
+    auto* g = p->mutable_g();
+    if (a.g) graph(*a.g, g);
+  }
+  if (fields & quirk::kAttrHasSparse) {
+    auto* s = p->mutable_sparse_tensor();
+    if (a.sparse_tensor) sparse(*a.sparse_tensor, s);
+  }
+  if (fields & quirk::kAttrHasTp) type_to_proto(a.tp, p->mutable_tp());
+  p->mutable_floats()->Add(a.floats.begin(), a.floats.end());
+  p->mutable_ints()->Add(a.ints.begin(), a.ints.end());
+  for (const std::string& s : a.strings) p->add_strings(s);
+  for (const auto& t : a.tensors) tensor(*t, p->add_tensors(), t->name);
+  for (const auto& g : a.graphs) graph(*g, p->add_graphs());
+  for (const auto& s : a.sparse_tensors) sparse(*s, p->add_sparse_tensors());
+  for (const ir::Type& t : a.type_protos) type_to_proto(t, p->add_type_protos());
+}
+
+void Writer::node(const ir::Node& n, ::onnx::NodeProto* p) {
+  static const std::string kEmpty;
+  p->mutable_input()->Reserve(static_cast<int>(n.num_inputs()));
+  for (size_t i = 0; i < n.num_inputs(); ++i) {
+    ir::Value* v = n.input(i);
+    p->add_input(v ? v->name() : kEmpty);
+  }
+  p->mutable_output()->Reserve(static_cast<int>(n.num_outputs()));
+  for (size_t i = 0; i < n.num_outputs(); ++i) {
+    ir::Value* v = n.output(i);
+    p->add_output(v ? v->name() : kEmpty);
+  }
+  const uint32_t q = n.proto_quirks;
+  if (!n.name().empty() || (q & quirk::kNodeNameEmpty)) p->set_name(n.name());
+  if (!(q & quirk::kNodeNoOpType)) p->set_op_type(n.op_type());
+  if (!n.domain().empty() || (q & quirk::kNodeDomainEmpty)) p->set_domain(n.domain());
+  for (const ir::Attr& a : n.attrs()) attr(a, p->add_attribute());
+  if (!n.doc_string.empty() || (q & quirk::kNodeDocEmpty)) p->set_doc_string(n.doc_string);
+}
+
+void Writer::graph(const ir::Graph& g, ::onnx::GraphProto* p) {
+  p->mutable_node()->Reserve(static_cast<int>(g.num_nodes()));
+  for (const ir::Node* n : g.nodes()) node(*n, p->add_node());
+  if (!(g.proto_quirks & quirk::kGraphNoName)) p->set_name(g.name());
+  for (const ir::Value* v : g.initializers()) {
+    auto* t = p->add_initializer();
+    if (v->const_value()) {
+      tensor(*v->const_value(), t, v->name());
+    } else {
+      t->set_name(v->name());
+    }
+  }
+  for (const auto& s : g.sparse_initializers) sparse(*s, p->add_sparse_initializer());
+  if (!g.doc_string.empty() || (g.proto_quirks & quirk::kGraphDocEmpty)) {
+    p->set_doc_string(g.doc_string);
+  }
+  for (const ir::Value* v : g.inputs()) {
+    value_info(v->name(), v->type(), v->doc_string, v->proto_quirks, p->add_input());
+  }
+  using List = ir::Graph::ValueInfoOverride::List;
+  std::unordered_map<uint64_t, const ir::Graph::ValueInfoOverride*> overrides;
+  for (const auto& o : g.value_info_overrides) {
+    overrides[(static_cast<uint64_t>(o.list) << 63) | o.index] = &o;
+  }
+  auto entry = [&](const ir::Value* v, List list, size_t index, ::onnx::ValueInfoProto* out) {
+    if (!overrides.empty()) {
+      auto it = overrides.find((static_cast<uint64_t>(list) << 63) | index);
+      if (it != overrides.end() && it->second->value == v) {
+        const auto& o = *it->second;
+        value_info(v->name(), o.type, o.doc_string, o.proto_quirks, out);
+        return;
+      }
+    }
+    value_info(v->name(), v->type(), v->doc_string, v->proto_quirks, out);
+  };
+  for (size_t i = 0; i < g.outputs().size(); ++i) {
+    entry(g.outputs()[i], List::Output, i, p->add_output());
+  }
+  for (size_t i = 0; i < g.value_info.size(); ++i) {
+    entry(g.value_info[i], List::ValueInfo, i, p->add_value_info());
+  }
+  for (const ir::TensorAnnotation& a : g.quantization_annotation) {
+    auto* qa = p->add_quantization_annotation();
+    qa->set_tensor_name(a.tensor_name);
+    for (const auto& [k, v] : a.quant_parameter_tensor_names) {
+      auto* e = qa->add_quant_parameter_tensor_names();
+      e->set_key(k);
+      e->set_value(v);
+    }
+  }
+}
+
+void Writer::function(const ir::Function& f, ::onnx::FunctionProto* p) {
+  const uint32_t q = f.proto_quirks;
+  if (!(q & quirk::kFunctionNoName)) p->set_name(f.name);
+  for (const ir::Value* v : f.body->inputs()) p->add_input(v->name());
+  for (const ir::Value* v : f.body->outputs()) p->add_output(v->name());
+  for (const std::string& a : f.attributes) p->add_attribute(a);
+  p->mutable_node()->Reserve(static_cast<int>(f.body->num_nodes()));
+  for (const ir::Node* n : f.body->nodes()) node(*n, p->add_node());
+  if (!f.doc_string.empty() || (q & quirk::kFunctionDocEmpty)) p->set_doc_string(f.doc_string);
+  opsets(f.opset_imports, p->mutable_opset_import());
+  if (!f.domain.empty() || (q & quirk::kFunctionDomainEmpty)) p->set_domain(f.domain);
+}
+
+void Writer::model(const ir::Model& m, ::onnx::ModelProto* p) {
+  const uint32_t q = m.proto_quirks;
+  if (m.has_ir_version) p->set_ir_version(m.ir_version);
+  opsets(m.opset_imports, p->mutable_opset_import());
+  if (!m.producer_name.empty() || (q & quirk::kModelProducerNameEmpty)) {
+    p->set_producer_name(m.producer_name);
+  }
+  if (!m.producer_version.empty() || (q & quirk::kModelProducerVersionEmpty)) {
+    p->set_producer_version(m.producer_version);
+  }
+  if (!m.domain.empty() || (q & quirk::kModelDomainEmpty)) p->set_domain(m.domain);
+  if (m.has_model_version || m.model_version != 0) p->set_model_version(m.model_version);
+  if (!m.doc_string.empty() || (q & quirk::kModelDocEmpty)) p->set_doc_string(m.doc_string);
+  if (m.graph && !(q & quirk::kModelNoGraph)) graph(*m.graph, p->mutable_graph());
+  for (const auto& [k, v] : m.metadata_props) {
+    auto* e = p->add_metadata_props();
+    e->set_key(k);
+    e->set_value(v);
+  }
+  for (const ir::TrainingInfo& t : m.training_info) {
+    auto* tp = p->add_training_info();
+    if (t.initialization) graph(*t.initialization, tp->mutable_initialization());
+    if (t.algorithm) graph(*t.algorithm, tp->mutable_algorithm());
+    for (const auto& [k, v] : t.initialization_binding) {
+      auto* e = tp->add_initialization_binding();
+      e->set_key(k);
+      e->set_value(v);
+    }
+    for (const auto& [k, v] : t.update_binding) {
+      auto* e = tp->add_update_binding();
+      e->set_key(k);
+      e->set_value(v);
+    }
+  }
+  for (const auto& f : m.functions) function(*f, p->add_functions());
+}
+
+const ToProtoOptions& default_options() {
+  static const ToProtoOptions options;
+  return options;
+}
+
+}  // namespace
+
+void type_to_proto(const ir::Type& t, ::onnx::TypeProto* p) {
+  using Kind = ir::Type::Kind;
+  const uint32_t q = t.proto_quirks;
+  switch (t.kind()) {
+    case Kind::None:
+      if ((q & quirk::kTypeOpaque) || !t.opaque_domain.empty() || !t.opaque_name.empty()) {
+        auto* o = p->mutable_opaque_type();
+        if (!t.opaque_domain.empty() || (q & quirk::kTypeOpaqueDomainEmpty)) {
+          o->set_domain(t.opaque_domain);
+        }
+        if (!t.opaque_name.empty() || (q & quirk::kTypeOpaqueNameEmpty)) {
+          o->set_name(t.opaque_name);
+        }
+      }
+      break;
+    case Kind::Tensor: {
+      auto* tt = p->mutable_tensor_type();
+      if (!(q & quirk::kTypeNoElemType)) tt->set_elem_type(static_cast<int32_t>(t.elem_type()));
+      if (t.shape()) shape_to_proto(*t.shape(), tt->mutable_shape());
+      break;
+    }
+    case Kind::SparseTensor: {
+      auto* tt = p->mutable_sparse_tensor_type();
+      if (!(q & quirk::kTypeNoElemType)) tt->set_elem_type(static_cast<int32_t>(t.elem_type()));
+      if (t.shape()) shape_to_proto(*t.shape(), tt->mutable_shape());
+      break;
+    }
+    case Kind::Sequence: {
+      auto* s = p->mutable_sequence_type();
+      if (t.element() && type_present(*t.element())) {
+        type_to_proto(*t.element(), s->mutable_elem_type());
+      }
+      break;
+    }
+    case Kind::Optional: {
+      auto* s = p->mutable_optional_type();
+      if (t.element() && type_present(*t.element())) {
+        type_to_proto(*t.element(), s->mutable_elem_type());
+      }
+      break;
+    }
+    case Kind::Map: {
+      auto* mt = p->mutable_map_type();
+      if (!(q & quirk::kTypeNoElemType)) mt->set_key_type(static_cast<int32_t>(t.elem_type()));
+      if (t.element() && type_present(*t.element())) {
+        type_to_proto(*t.element(), mt->mutable_value_type());
+      }
+      break;
+    }
+  }
+  if (!t.denotation.empty() || (q & quirk::kTypeDenotationEmpty)) {
+    p->set_denotation(t.denotation);
+  }
+}
+
+void model_to_proto(const ir::Model& model, ::onnx::ModelProto* proto,
+                    const ToProtoOptions& options) {
+  Writer(options).model(model, proto);
+}
+
+void model_to_proto(const ir::Model& model, ::onnx::ModelProto* proto) {
+  Writer(default_options()).model(model, proto);
+}
+
+void graph_to_proto(const ir::Graph& graph, ::onnx::GraphProto* proto) {
+  Writer(default_options()).graph(graph, proto);
+}
+
+void function_to_proto(const ir::Function& function, ::onnx::FunctionProto* proto) {
+  Writer(default_options()).function(function, proto);
+}
+
+void tensor_to_proto(const ir::Tensor& tensor, ::onnx::TensorProto* proto) {
+  Writer(default_options()).tensor(tensor, proto, tensor.name);
+}
+
+void attr_to_proto(const ir::Attr& attr, ::onnx::AttributeProto* proto) {
+  Writer(default_options()).attr(attr, proto);
+}
+
+}  // namespace oxs::onnx
