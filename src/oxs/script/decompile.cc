@@ -1,0 +1,477 @@
+#include "oxs/script/decompile.h"
+
+#include <cctype>
+#include <cstring>
+#include <functional>
+#include <map>
+#include <set>
+#include <unordered_map>
+
+#include "oxs/ir/error.h"
+#include "oxs/ir/topo_sort.h"
+#include "oxs/script/python_names.h"
+#include "oxs/script/tensor_literal.h"
+
+namespace oxs::script {
+
+namespace {
+
+using ir::Attr;
+using ir::AttrType;
+using ir::Graph;
+using ir::Node;
+using ir::Value;
+
+bool default_domain(const std::string& d) {
+  return d.empty() || d == "ai.onnx";
+}
+
+// Ops that read as Python operators when they are exactly that node.
+const char* binary_operator(const Node& n) {
+  if (!default_domain(n.domain()) || n.num_inputs() != 2 || n.num_outputs() != 1 ||
+      !n.attrs().empty() || !n.input(0) || !n.input(1)) {
+    return nullptr;
+  }
+  static const std::map<std::string, const char*> ops = {
+      {"Add", "+"},
+      {"Sub", "-"},
+      {"Mul", "*"},
+      {"Div", "/"},
+      {"MatMul", "@"},
+      {"Pow", "**"},
+      {"Equal", "=="},
+      {"Less", "<"},
+      {"Greater", ">"},
+      {"LessOrEqual", "<="},
+      {"GreaterOrEqual", ">="},
+  };
+  auto it = ops.find(n.op_type());
+  return it == ops.end() ? nullptr : it->second;
+}
+
+std::string indent_of(int level) {
+  return std::string(static_cast<size_t>(level) * 4, ' ');
+}
+
+class Decompiler {
+ public:
+  Decompiler(const ir::Model& m, const DecompileOptions& o) : m_(m), o_(o) {
+    for (const auto& imp : m.opset_imports) {
+      if (default_domain(imp.domain)) {
+        default_version_ = imp.version;
+      } else {
+        std::string alias = names_.fresh(alias_base(imp.domain));
+        aliases_[imp.domain] = alias;
+        custom_opsets_.push_back({alias, imp});
+      }
+    }
+    for (const auto& f : m.functions) {
+      function_names_[{f->domain, f->name}] = names_.fresh(f->name);
+    }
+  }
+
+  DecompileResult run() {
+    std::string body;
+    for (const auto& f : functions_in_call_order()) body += function(*f) + "\n\n";
+    body += main_graph(*m_.graph);
+    DecompileResult r;
+    r.source = header() + "\n\n" + body;
+    r.weights = std::move(weights_);
+    return r;
+  }
+
+ private:
+  static std::string alias_base(const std::string& domain) {
+    std::string base = domain;
+    for (char& c : base) {
+      if (c == '.' || c == '-') c = '_';
+    }
+    return base.empty() ? "custom" : base;
+  }
+
+  std::string header() {
+    std::string h = "from onnxscript import script";
+    for (ir::DataType t : used_types_) h += ", " + std::string(ir::dtype_script_name(t));
+    h += "\n";
+    if (uses_sequence_ || uses_optional_) {
+      h += "from typing import ";
+      h += uses_optional_ && uses_sequence_ ? "Optional, Sequence"
+           : uses_sequence_                 ? "Sequence"
+                                            : "Optional";
+      h += "\n";
+    }
+    h += "from onnxscript import opset" + std::to_string(default_version_) + " as op\n";
+    if (!custom_opsets_.empty()) h += "from onnxscript.values import Opset\n";
+    if (uses_tensor_literal_)
+      h += "from onnx import TensorProto\nfrom onnx.helper import make_tensor\n";
+    if (uses_external_) h += "from onnxscript import external_tensor\n";
+    for (const auto& [alias, imp] : custom_opsets_) {
+      h += "\n" + alias + " = Opset(" + python_string(imp.domain) + ", " +
+           std::to_string(imp.version) + ")";
+    }
+    if (!custom_opsets_.empty()) h += "\n";
+    return h;
+  }
+
+  // Functions before their callers, so the source reads top-down.
+  std::vector<const ir::Function*> functions_in_call_order() {
+    std::vector<const ir::Function*> order;
+    std::set<const ir::Function*> done, active;
+    std::function<void(const ir::Function*)> visit = [&](const ir::Function* f) {
+      if (done.count(f) || active.count(f)) return;
+      active.insert(f);
+      f->body->for_each_node_recursive([&](Node* n) {
+        if (const ir::Function* callee = m_.find_function(n->domain(), n->op_type())) {
+          visit(callee);
+        }
+      });
+      active.erase(f);
+      done.insert(f);
+      order.push_back(f);
+    };
+    for (const auto& f : m_.functions) visit(f.get());
+    return order;
+  }
+
+  std::string type_annotation(const ir::Type& t) {
+    switch (t.kind()) {
+      case ir::Type::Kind::Tensor: {
+        used_types_.insert(t.elem_type());
+        std::string s(ir::dtype_script_name(t.elem_type()));
+        if (!t.shape()) return s;
+        s += "[";
+        const auto& dims = t.shape()->dims();
+        if (dims.empty()) return s + "()]";
+        for (size_t i = 0; i < dims.size(); ++i) {
+          if (i) s += ", ";
+          if (dims[i].is_known()) {
+            s += std::to_string(dims[i].value());
+          } else if (dims[i].is_symbolic()) {
+            s += python_string(dims[i].symbol());
+          } else {
+            s += "None";
+          }
+        }
+        return s + "]";
+      }
+      case ir::Type::Kind::Sequence:
+        uses_sequence_ = true;
+        return "Sequence[" + type_annotation(*t.element()) + "]";
+      case ir::Type::Kind::Optional:
+        uses_optional_ = true;
+        return "Optional[" + type_annotation(*t.element()) + "]";
+      default:
+        return "";
+    }
+  }
+
+  std::string function(const ir::Function& f) {
+    // Attribute parameter types, from their uses in the body.
+    std::map<std::string, AttrType> param_types;
+    f.body->for_each_node_recursive([&](Node* n) {
+      for (const Attr& a : n->attrs()) {
+        if (a.is_reference()) param_types.emplace(a.ref_attr_name, a.type);
+      }
+    });
+    std::string out;
+    auto it = aliases_.find(f.domain);
+    std::string decorator_opset;
+    if (!default_domain(f.domain)) {
+      if (it == aliases_.end()) {
+        std::string alias = names_.fresh(alias_base(f.domain));
+        aliases_[f.domain] = alias;
+        custom_opsets_.push_back({alias, {f.domain, 1}});
+        it = aliases_.find(f.domain);
+      }
+      decorator_opset = it->second;
+    }
+    out += "@script(" + decorator_opset + ")\n";
+    out += "def " + function_names_.at({f.domain, f.name}) + "(";
+    std::vector<std::string> params;
+    for (const Value* in : f.body->inputs()) params.push_back(value_name(in));
+    for (const std::string& a : f.attributes) {
+      std::string p = names_.get(&a, a);
+      attr_params_[a] = p;
+      auto t = param_types.find(a);
+      params.push_back(t == param_types.end() ? p : p + ": " + attr_annotation(t->second));
+    }
+    out += join(params, ", ") + "):\n";
+    if (!f.doc_string.empty()) out += indent_of(1) + python_string(f.doc_string) + "\n";
+    out += graph_body(*f.body, 1, /*is_function=*/true);
+    out += indent_of(1) + "return " + return_list(*f.body) + "\n";
+    attr_params_.clear();
+    return out;
+  }
+
+  std::string attr_annotation(AttrType t) {
+    switch (t) {
+      case AttrType::Float:
+        return "float";
+      case AttrType::Int:
+        return "int";
+      case AttrType::String:
+        return "str";
+      case AttrType::Floats:
+        uses_sequence_ = true;
+        return "Sequence[float]";
+      case AttrType::Ints:
+        uses_sequence_ = true;
+        return "Sequence[int]";
+      case AttrType::Strings:
+        uses_sequence_ = true;
+        return "Sequence[str]";
+      default:
+        return "float";
+    }
+  }
+
+  std::string main_graph(const Graph& g) {
+    std::vector<std::string> params;
+    for (const Value* in : g.inputs()) {
+      std::string ann = type_annotation(in->type());
+      params.push_back(ann.empty() ? value_name(in) : value_name(in) + ": " + ann);
+    }
+    std::vector<std::string> outs;
+    for (const Value* out : g.outputs()) outs.push_back(type_annotation(out->type()));
+    std::string ret;
+    bool all_typed = !outs.empty();
+    for (const auto& o : outs) all_typed = all_typed && !o.empty();
+    if (all_typed)
+      ret = outs.size() == 1 ? " -> " + outs[0] : " -> tuple[" + join(outs, ", ") + "]";
+    std::string name = names_.fresh(g.name().empty() ? "main_graph" : g.name());
+    std::string out = "@script()\ndef " + name + "(" + join(params, ", ") + ")" + ret + ":\n";
+    if (!g.doc_string.empty()) out += indent_of(1) + python_string(g.doc_string) + "\n";
+    out += graph_body(g, 1, false);
+    out += indent_of(1) + "return " + return_list(g) + "\n";
+    return out;
+  }
+
+  std::string return_list(const Graph& g) {
+    std::vector<std::string> outs;
+    for (const Value* v : g.outputs()) outs.push_back(value_name(v));
+    return join(outs, ", ");
+  }
+
+  // Initializers as constants, then the nodes in topological order.
+  std::string graph_body(const Graph& g, int level, bool is_function) {
+    std::string out;
+    for (const Value* init : g.initializers()) {
+      if (init->is_graph_input() || !init->const_value()) continue;
+      out += indent_of(level) + value_name(init) +
+             " = op.Constant(value=" + tensor(*init->const_value(), init->name()) + ")\n";
+    }
+    for (Node* n : ir::topological_order(g)) out += node(*n, level);
+    if (out.empty() && !is_function && g.outputs().empty()) out = indent_of(level) + "pass\n";
+    return out;
+  }
+
+  std::string value_name(const Value* v) {
+    if (!v) return "None";
+    return names_.get(v, v->name());
+  }
+
+  std::string outputs_of(const Node& n) {
+    size_t count = n.num_outputs();
+    while (count > 0 && !n.output(count - 1)) --count;
+    std::vector<std::string> outs;
+    for (size_t i = 0; i < count; ++i) {
+      outs.push_back(n.output(i) ? value_name(n.output(i)) : names_.fresh("_unused"));
+    }
+    return join(outs, ", ");
+  }
+
+  std::string node(const Node& n, int level) {
+    std::string pad = indent_of(level);
+    if (default_domain(n.domain()) && n.op_type() == "If" && n.attrs().size() == 2 &&
+        n.attr("then_branch") && n.attr("else_branch") && n.attr("then_branch")->g &&
+        n.attr("else_branch")->g && n.input(0)) {
+      return if_statement(n, level);
+    }
+    std::string out;
+    std::string lhs = outputs_of(n);
+    if (lhs.empty()) lhs = names_.fresh("_unused");
+    if (const char* sym = binary_operator(n)) {
+      return out + pad + lhs + " = " + value_name(n.input(0)) + " " + sym + " " +
+             value_name(n.input(1)) + "\n";
+    }
+    if (default_domain(n.domain()) && n.op_type() == "Neg" && n.num_inputs() == 1 && n.input(0) &&
+        n.attrs().empty() && n.num_outputs() == 1) {
+      return out + pad + lhs + " = -" + value_name(n.input(0)) + "\n";
+    }
+    std::vector<std::string> args;
+    size_t count = n.num_inputs();
+    while (count > 0 && !n.input(count - 1)) --count;
+    for (size_t i = 0; i < count; ++i) args.push_back(value_name(n.input(i)));
+    for (const Attr& a : n.attrs()) {
+      if (a.type == AttrType::Graph && a.g && !a.is_reference()) {
+        std::string fn = names_.fresh(a.name + "_" + n.op_type());
+        out += nested_def(*a.g, fn, level);
+        args.push_back(a.name + "=" + fn);
+        continue;
+      }
+      args.push_back(a.name + "=" + attr_value(a, n));
+    }
+    return out + pad + lhs + " = " + callee(n) + "(" + join(args, ", ") + ")\n";
+  }
+
+  std::string callee(const Node& n) {
+    auto f = function_names_.find({n.domain(), n.op_type()});
+    if (f != function_names_.end()) return f->second;
+    if (default_domain(n.domain())) return "op." + n.op_type();
+    auto it = aliases_.find(n.domain());
+    if (it == aliases_.end()) {
+      throw Error(ErrorKind::Invalid,
+                  "node uses domain '" + n.domain() + "', which the model does not import",
+                  {.node = n.display_name()});
+    }
+    return it->second + "." + n.op_type();
+  }
+
+  std::string nested_def(const Graph& g, const std::string& fn, int level) {
+    std::vector<std::string> params;
+    for (const Value* in : g.inputs()) {
+      std::string ann = type_annotation(in->type());
+      params.push_back(ann.empty() ? value_name(in) : value_name(in) + ": " + ann);
+    }
+    std::string out = indent_of(level) + "def " + fn + "(" + join(params, ", ") + "):\n";
+    out += graph_body(g, level + 1, true);
+    out += indent_of(level + 1) + "return " + return_list(g) + "\n";
+    return out;
+  }
+
+  std::string if_statement(const Node& n, int level) {
+    std::string pad = indent_of(level);
+    std::string out = pad + "if " + value_name(n.input(0)) + ":\n";
+    for (const char* branch : {"then_branch", "else_branch"}) {
+      const Graph& g = *n.attr(branch)->g;
+      if (std::strcmp(branch, "else_branch") == 0) out += pad + "else:\n";
+      // Name each branch output after the If output it becomes, when the
+      // branch computes it itself.
+      for (size_t i = 0; i < g.outputs().size() && i < n.num_outputs(); ++i) {
+        const Value* bo = g.outputs()[i];
+        if (bo && n.output(i) && bo->producer() && bo->producer()->graph() == &g &&
+            !renamed_.count(bo)) {
+          names_.alias(bo, value_name(n.output(i)));
+          renamed_.insert(bo);
+        }
+      }
+      std::string body = graph_body(g, level + 1, true);
+      for (size_t i = 0; i < g.outputs().size() && i < n.num_outputs(); ++i) {
+        if (!n.output(i)) continue;
+        std::string target = value_name(n.output(i));
+        std::string source = value_name(g.outputs()[i]);
+        if (target != source) body += indent_of(level + 1) + target + " = " + source + "\n";
+      }
+      out += body.empty() ? indent_of(level + 1) + "pass\n" : body;
+    }
+    return out;
+  }
+
+  std::string attr_value(const Attr& a, const Node& n) {
+    if (a.is_reference()) {
+      auto it = attr_params_.find(a.ref_attr_name);
+      if (it == attr_params_.end()) {
+        throw Error(ErrorKind::Invalid,
+                    "attribute '" + a.name + "' refers to '" + a.ref_attr_name +
+                        "', which is not a parameter of the enclosing function",
+                    {.node = n.display_name()});
+      }
+      return it->second;
+    }
+    switch (a.type) {
+      case AttrType::Float:
+        return python_float(a.f, true);
+      case AttrType::Int:
+        return std::to_string(a.i);
+      case AttrType::String:
+        return python_string(a.s);
+      case AttrType::Floats: {
+        std::vector<std::string> v;
+        for (float f : a.floats) v.push_back(python_float(f, true));
+        return "[" + join(v, ", ") + "]";
+      }
+      case AttrType::Ints: {
+        std::vector<std::string> v;
+        for (int64_t i : a.ints) v.push_back(std::to_string(i));
+        return "[" + join(v, ", ") + "]";
+      }
+      case AttrType::Strings: {
+        std::vector<std::string> v;
+        for (const auto& s : a.strings) v.push_back(python_string(s));
+        return "[" + join(v, ", ") + "]";
+      }
+      case AttrType::Tensor:
+        return tensor(*a.t, a.t->name.empty() ? a.name : a.t->name);
+      default:
+        throw Error(ErrorKind::Unsupported,
+                    std::string("ONNX Script has no form for a '") + ir::attr_type_name(a.type) +
+                        "' attribute ('" + a.name + "')",
+                    {.node = n.display_name()});
+    }
+  }
+
+  std::string tensor(const ir::Tensor& t, const std::string& name) {
+    std::string type = "TensorProto." + upper(ir::dtype_name(t.dtype()));
+    if (!o_.weights_file.empty() && t.numel() > o_.max_inline_elements &&
+        t.dtype() != ir::DataType::String) {
+      uses_external_ = true;
+      uses_tensor_literal_ = true;
+      // 64-byte aligned offsets, so the side file can be mapped.
+      while (weights_.size() % 64) weights_.push_back('\0');
+      size_t offset = weights_.size();
+      auto b = t.bytes();
+      weights_.append(reinterpret_cast<const char*>(b.data()), b.size());
+      return "external_tensor(" + python_string(name) + ", " + type + ", " + dims(t) + ", " +
+             python_string(o_.weights_file) + ", offset=" + std::to_string(offset) +
+             ", length=" + std::to_string(b.size()) + ")";
+    }
+    uses_tensor_literal_ = true;
+    return "make_tensor(" + python_string(name) + ", " + type + ", " + dims(t) + ", " +
+           tensor_values(t) + ")";
+  }
+
+  static std::string upper(std::string_view s) {
+    std::string u(s);
+    for (char& c : u) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    return u;
+  }
+
+  static std::string dims(const ir::Tensor& t) {
+    std::vector<std::string> d;
+    for (int64_t x : t.dims()) d.push_back(std::to_string(x));
+    return "[" + join(d, ", ") + "]";
+  }
+
+  static std::string join(const std::vector<std::string>& parts, const std::string& sep) {
+    std::string s;
+    for (size_t i = 0; i < parts.size(); ++i) {
+      if (i) s += sep;
+      s += parts[i];
+    }
+    return s;
+  }
+
+  const ir::Model& m_;
+  const DecompileOptions& o_;
+  PythonNames names_;
+  int64_t default_version_ = 17;
+  std::map<std::string, std::string> aliases_;
+  std::vector<std::pair<std::string, ir::OpsetImport>> custom_opsets_;
+  std::map<std::pair<std::string, std::string>, std::string> function_names_;
+  std::map<std::string, std::string> attr_params_;
+  std::set<ir::DataType> used_types_;
+  std::set<const Value*> renamed_;
+  bool uses_sequence_ = false;
+  bool uses_optional_ = false;
+  bool uses_tensor_literal_ = false;
+  bool uses_external_ = false;
+  std::string weights_;
+};
+
+}  // namespace
+
+DecompileResult decompile(const ir::Model& model, const DecompileOptions& options) {
+  return Decompiler(model, options).run();
+}
+
+}  // namespace oxs::script
