@@ -482,8 +482,11 @@ ir::Model Reader::model(::onnx::ModelProto& p) {
       fill_graph(*g, *gp, s);
       return g;
     };
-    t.initialization = read(tp.has_initialization(), tp.mutable_initialization());
-    t.algorithm = read(tp.has_algorithm(), tp.mutable_algorithm());
+    // has_*() before mutable_*(), which sets the field's presence.
+    const bool has_initialization = tp.has_initialization();
+    const bool has_algorithm = tp.has_algorithm();
+    t.initialization = read(has_initialization, tp.mutable_initialization());
+    t.algorithm = read(has_algorithm, tp.mutable_algorithm());
     for (auto& e : *tp.mutable_initialization_binding()) {
       t.initialization_binding.emplace_back(take(e.mutable_key()), take(e.mutable_value()));
     }

@@ -295,7 +295,8 @@ void Writer::graph(const ir::Graph& g, ::onnx::GraphProto* p) {
   }
   for (const ir::TensorAnnotation& a : g.quantization_annotation) {
     auto* qa = p->add_quantization_annotation();
-    qa->set_tensor_name(a.tensor_name);
+    // Absent and empty are the same here (an annotation names a tensor).
+    if (!a.tensor_name.empty()) qa->set_tensor_name(a.tensor_name);
     for (const auto& [k, v] : a.quant_parameter_tensor_names) {
       auto* e = qa->add_quant_parameter_tensor_names();
       e->set_key(k);
