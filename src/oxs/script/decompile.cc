@@ -402,12 +402,20 @@ class Decompiler {
       }
       case AttrType::Tensor:
         return tensor(*a.t, a.t->name.empty() ? a.name : a.t->name);
+      case AttrType::TypeProto: {
+        // A type attribute (Optional's `type`) is written as the annotation
+        // of that type: `type=FLOAT[5]`.
+        std::string ann = type_annotation(a.tp);
+        if (!ann.empty()) return ann;
+        break;
+      }
       default:
-        throw Error(ErrorKind::Unsupported,
-                    std::string("ONNX Script has no form for a '") + ir::attr_type_name(a.type) +
-                        "' attribute ('" + a.name + "')",
-                    {.node = n.display_name()});
+        break;
     }
+    throw Error(ErrorKind::Unsupported,
+                std::string("ONNX Script has no form for a '") + ir::attr_type_name(a.type) +
+                    "' attribute ('" + a.name + "')",
+                {.node = n.display_name()});
   }
 
   std::string tensor(const ir::Tensor& t, const std::string& name) {
