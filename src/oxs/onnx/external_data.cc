@@ -7,6 +7,7 @@
 
 #include <cerrno>
 #include <climits>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
@@ -24,11 +25,27 @@ std::string canonical(const std::string& path) {
   return out;
 }
 
+// Control characters (a NUL would cut the message short) shown escaped.
+std::string printable(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (static_cast<unsigned char>(c) < 0x20) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\x%02x", static_cast<unsigned char>(c));
+      out += buf;
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
 [[noreturn]] void reject(const std::string& model_file, const std::string& tensor,
                          const std::string& location, const std::string& why,
                          ErrorKind kind = ErrorKind::Input) {
-  throw Error(kind, "tensor '" + tensor + "': external data location '" + location + "' " + why,
-              {.file = model_file});
+  throw Error(
+      kind, "tensor '" + tensor + "': external data location '" + printable(location) + "' " + why,
+      {.file = model_file});
 }
 
 }  // namespace
@@ -55,6 +72,21 @@ void check_location_syntax(const std::string& location, const std::string& model
     }
     start = end + 1;
   }
+}
+
+std::string normalize_location(const std::string& location) {
+  std::string out;
+  size_t start = 0;
+  while (start <= location.size()) {
+    size_t end = location.find('/', start);
+    if (end == std::string::npos) end = location.size();
+    std::string_view part(location.data() + start, end - start);
+    start = end + 1;
+    if (part.empty() || part == ".") continue;
+    if (!out.empty()) out += '/';
+    out += part;
+  }
+  return out;
 }
 
 ResolvedLocation resolve_location(const std::string& base_dir, const std::string& location,

@@ -83,6 +83,10 @@ struct ResolvedLocation {
 ResolvedLocation resolve_location(const std::string& base_dir, const std::string& location,
                                   const std::string& model_file, const std::string& tensor);
 
+// `location` without "." and empty components ("./a//b" -> "a/b"); call
+// after check_location_syntax.
+std::string normalize_location(const std::string& location);
+
 // Checks a location for writing (relative, no '..', no NUL). Throws oxs::Error (Usage).
 void check_location_syntax(const std::string& location, const std::string& model_file,
                            const std::string& tensor, ErrorKind kind);

@@ -170,8 +170,16 @@ void save(const ir::Model& model, const std::string& path, const SaveOptions& op
                         "; save with SaveOptions::ExternalData::External to lay it out anew",
                     {.file = path});
       }
-      DataFilePlan& plan = plans[ext.location];
-      plan.location = ext.location;
+      // "w.bin" and "./w.bin" are one file: one plan, written once.
+      const std::string key = normalize_location(ext.location);
+      if (key.empty()) {
+        throw Error(
+            ErrorKind::Usage,
+            "tensor '" + t.name + "': external data location '" + ext.location + "' names no file",
+            {.file = path});
+      }
+      DataFilePlan& plan = plans[key];
+      plan.location = key;
       const auto offset = static_cast<uint64_t>(ext.offset);
       plan.placements.push_back({&t, offset, length});
       plan.size = std::max(plan.size, offset + length);
