@@ -283,7 +283,13 @@ void Inferencer::Impl::infer_node(ir::Node& n, const Frame& f) {
   if (options.check_signature) check_node(n, f);
   if (n.op_type() == "Constant" && n.domain().empty()) record_constant_node(n, f);
   NodeContext ctx(*this, n, f);
-  if (s->has_type_and_shape_inference_function()) {
+  // An input of unknown type (a polymorphic function's formal input, say)
+  // leaves the outputs unknown: libonnx's functions would reject the node.
+  bool typed = true;
+  for (size_t i = 0; i < n.num_inputs() && typed; ++i) {
+    typed = !n.input(i) || !n.input(i)->type().is_none();
+  }
+  if (typed && s->has_type_and_shape_inference_function()) {
     try {
       s->GetTypeAndShapeInferenceFunction()(ctx);
     } catch (const Error&) {
