@@ -44,7 +44,9 @@ CallSite call_site_of(const ir::Node& node);
 // Builds the body for a context-dependent function op (see
 // OpSignature::has_context_dependent_function) at `call`. Returns null when
 // the op has no context-dependent body or libonnx declines to build one for
-// this call site (e.g. an input type it needs is unknown).
+// this call site (e.g. an input type it needs is unknown). As libonnx builds
+// them, the body lists every formal output, but outputs the call site does
+// not use (outputs_present false) may be left uncomputed.
 std::unique_ptr<ir::Function> context_dependent_body(const OpSignature& sig, int64_t opset,
                                                      const CallSite& call);
 
