@@ -6,7 +6,6 @@
 // A name defined nowhere becomes an annotation value so that loading never
 // fails on a structurally invalid graph; ir::verify reports it.
 #include <unordered_map>
-#include <unordered_set>
 
 #include "oxs/ir/error.h"
 #include "oxs/onnx/attr_fields.h"
@@ -21,26 +20,82 @@ namespace {
 
 using google::protobuf::RepeatedPtrField;
 
+// Open-addressing table from name to value (keys are the values' own
+// names, so nothing is copied). Loading a large graph is dominated by name
+// lookups; a flat table costs about one cache miss per lookup where
+// std::unordered_map costs several.
+class NameTable {
+ public:
+  void reserve(size_t n) {
+    size_t want = 16;
+    while (want < n * 2) want *= 2;
+    if (want > slots_.size()) rehash(want);
+  }
+  ir::Value* find(std::string_view name) const {
+    if (slots_.empty()) return nullptr;
+    const size_t h = hash(name);
+    for (size_t i = h & mask_;; i = (i + 1) & mask_) {
+      const Slot& s = slots_[i];
+      if (!s.value) return nullptr;
+      if (s.hash == h && s.value->name() == name) return s.value;
+    }
+  }
+  // Keeps the first value of a name.
+  void emplace(ir::Value* v) {
+    if ((size_ + 1) * 2 > slots_.size()) rehash(slots_.empty() ? 16 : slots_.size() * 2);
+    const size_t h = hash(v->name());
+    for (size_t i = h & mask_;; i = (i + 1) & mask_) {
+      Slot& s = slots_[i];
+      if (!s.value) {
+        s = {h, v};
+        ++size_;
+        return;
+      }
+      if (s.hash == h && s.value->name() == v->name()) return;
+    }
+  }
+
+ private:
+  struct Slot {
+    size_t hash;
+    ir::Value* value;
+  };
+  static size_t hash(std::string_view s) { return std::hash<std::string_view>()(s); }
+  void rehash(size_t n) {
+    std::vector<Slot> old = std::move(slots_);
+    slots_.assign(n, Slot{0, nullptr});
+    mask_ = n - 1;
+    for (const Slot& s : old) {
+      if (!s.value) continue;
+      for (size_t i = s.hash & mask_;; i = (i + 1) & mask_) {
+        if (!slots_[i].value) {
+          slots_[i] = s;
+          break;
+        }
+      }
+    }
+  }
+  std::vector<Slot> slots_;
+  size_t mask_ = 0;
+  size_t size_ = 0;
+};
+
 // Names visible in one graph; the chain through `parent` gives the enclosing
 // graphs' names, so lookups cost O(nesting depth).
 struct Scope {
-  std::unordered_map<std::string_view, ir::Value*> names;
+  NameTable names;
   const Scope* parent = nullptr;
 
   ir::Value* find(std::string_view n) const {
     for (const Scope* s = this; s; s = s->parent) {
-      auto it = s->names.find(n);
-      if (it != s->names.end()) return it->second;
+      if (ir::Value* v = s->names.find(n)) return v;
     }
     return nullptr;
   }
-  ir::Value* find_local(std::string_view n) const {
-    auto it = names.find(n);
-    return it == names.end() ? nullptr : it->second;
-  }
+  ir::Value* find_local(std::string_view n) const { return names.find(n); }
   // The first definition of a name wins; the verifier reports the others.
   void define(ir::Value* v) {
-    if (!v->name().empty()) names.emplace(v->name(), v);
+    if (!v->name().empty()) names.emplace(v);
   }
 };
 
@@ -164,8 +219,17 @@ std::unique_ptr<ir::Graph> Reader::subgraph(::onnx::GraphProto& p, ir::Graph* gr
 
 void Reader::read_nodes(ir::Graph& g, RepeatedPtrField<::onnx::NodeProto>& nodes, Scope& scope) {
   ir::NameAuthority& names = g.names();
-  std::vector<std::pair<ir::Node*, ::onnx::NodeProto*>> pending;
-  pending.reserve(static_cast<size_t>(nodes.size()));
+  // Inputs defined earlier in this graph are resolved at once, while the
+  // table entry is still in cache (topologically sorted graphs need nothing
+  // more); the rest wait until every name of the graph is known, and so do
+  // attributes, whose subgraphs must see the complete scope.
+  struct Deferred {
+    ir::Node* node;
+    uint32_t index;
+    const std::string* name;
+  };
+  std::vector<Deferred> deferred;
+  std::vector<std::pair<ir::Node*, ::onnx::NodeProto*>> with_attrs;
   for (auto& np : nodes) {
     check_known_fields(np, "NodeProto", ctx_.file);
     // has_*() before mutable_*(), which sets the field's presence.
@@ -188,6 +252,12 @@ void Reader::read_nodes(ir::Graph& g, RepeatedPtrField<::onnx::NodeProto>& nodes
       n->doc_string = take(np.mutable_doc_string());
       if (n->doc_string.empty()) n->proto_quirks |= quirk::kNodeDocEmpty;
     }
+    for (int i = 0; i < np.input_size(); ++i) {
+      const std::string& in = np.input(i);
+      ir::Value* v = in.empty() ? nullptr : scope.find_local(in);
+      if (!v && !in.empty()) deferred.push_back({n.get(), static_cast<uint32_t>(i), &in});
+      n->append_input(v);
+    }
     for (int i = 0; i < np.output_size(); ++i) {
       std::string* out = np.mutable_output(i);
       if (out->empty()) {
@@ -199,19 +269,16 @@ void Reader::read_nodes(ir::Graph& g, RepeatedPtrField<::onnx::NodeProto>& nodes
       names.claim_value(v->name());
       scope.define(v);
     }
-    pending.emplace_back(g.append(std::move(n)), &np);
+    ir::Node* raw = g.append(std::move(n));
+    if (np.attribute_size() > 0) with_attrs.emplace_back(raw, &np);
   }
-  for (auto& [n, np] : pending) {
-    if (np->attribute_size() > 0) {
-      auto& attrs = n->mutable_attrs();
-      attrs.reserve(static_cast<size_t>(np->attribute_size()));
-      for (auto& ap : *np->mutable_attribute()) attrs.push_back(attr(ap, &g, &scope));
-      n->adopt_subgraphs();
-    }
-    for (const std::string& in : np->input()) {
-      n->append_input(in.empty() ? nullptr : resolve(in, g, scope));
-    }
+  for (auto& [n, np] : with_attrs) {
+    auto& attrs = n->mutable_attrs();
+    attrs.reserve(static_cast<size_t>(np->attribute_size()));
+    for (auto& ap : *np->mutable_attribute()) attrs.push_back(attr(ap, &g, &scope));
+    n->adopt_subgraphs();
   }
+  for (const Deferred& d : deferred) d.node->set_input(d.index, resolve(*d.name, g, scope));
 }
 
 void Reader::fill_graph(ir::Graph& g, ::onnx::GraphProto& p, Scope& scope) {
@@ -230,15 +297,16 @@ void Reader::fill_graph(ir::Graph& g, ::onnx::GraphProto& p, Scope& scope) {
                       static_cast<size_t>(p.node_size()) * 2);
 
   // Values whose own type/doc came from a ValueInfoProto of this graph.
-  std::unordered_set<const ir::Value*> described;
+  constexpr uint32_t kDescribed = quirk::kValueDescribedWhileLoading;
+  std::vector<ir::Value*> described;
   for (auto& vp : *p.mutable_input()) {
     Info in = info(vp);
     ir::Value* v = g.add_input(take(vp.mutable_name()), std::move(in.type));
     v->doc_string = std::move(in.doc);
-    v->proto_quirks = in.quirks;
+    v->proto_quirks = in.quirks | kDescribed;
     if (!v->name().empty()) names.claim_value(v->name());
     scope.define(v);
-    described.insert(v);
+    described.push_back(v);
   }
   for (auto& tp : *p.mutable_initializer()) {
     std::shared_ptr<ir::Tensor> t = tensor_from_proto(tp, ctx_);
@@ -264,14 +332,15 @@ void Reader::fill_graph(ir::Graph& g, ::onnx::GraphProto& p, Scope& scope) {
   auto occurrence = [&](::onnx::ValueInfoProto& vp, ir::Value* v, List list, size_t index) {
     Info in = info(vp);
     const bool local = v->graph() == &g;
-    if (local && described.insert(v).second) {
+    if (local && !(v->proto_quirks & kDescribed)) {
       v->set_type(std::move(in.type));
       v->doc_string = std::move(in.doc);
-      v->proto_quirks = in.quirks;
+      v->proto_quirks = in.quirks | kDescribed;
+      described.push_back(v);
       return;
     }
     if (local && same_type(v->type(), in.type) && v->doc_string == in.doc &&
-        v->proto_quirks == in.quirks) {
+        (v->proto_quirks & ~kDescribed) == in.quirks) {
       return;
     }
     g.value_info_overrides.push_back(
@@ -307,6 +376,7 @@ void Reader::fill_graph(ir::Graph& g, ::onnx::GraphProto& p, Scope& scope) {
     g.value_info.push_back(v);
     occurrence(vp, v, List::ValueInfo, static_cast<size_t>(i));
   }
+  for (ir::Value* v : described) v->proto_quirks &= ~kDescribed;
   for (auto& qa : *p.mutable_quantization_annotation()) {
     ir::TensorAnnotation a;
     a.tensor_name = take(qa.mutable_tensor_name());
@@ -465,6 +535,10 @@ ir::Model Reader::model(::onnx::ModelProto& p) {
   }
   Scope main_scope;
   if (p.has_graph()) {
+    const auto& gp = p.graph();
+    m.graph->names().reserve(
+        static_cast<size_t>(gp.input_size() + gp.initializer_size() + gp.node_size()),
+        static_cast<size_t>(gp.node_size()));
     fill_graph(*m.graph, *p.mutable_graph(), main_scope);
   } else {
     m.proto_quirks |= quirk::kModelNoGraph;

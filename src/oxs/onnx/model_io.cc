@@ -3,6 +3,8 @@
 // a protobuf failure, and enforcing protobuf's 2 GiB message limit.
 #include "oxs/onnx/model_io.h"
 
+#include <google/protobuf/arena.h>
+
 #include <algorithm>
 #include <climits>
 
@@ -10,6 +12,7 @@
 #include "oxs/onnx/external_data.h"
 #include "oxs/onnx/file_io.h"
 #include "oxs/onnx/proto_convert.h"
+#include "oxs/onnx/proto_util.h"
 
 namespace oxs::onnx {
 
@@ -89,7 +92,9 @@ ir::Model parse(std::string_view bytes, const FromProtoContext& ctx) {
                 where);
   }
   if (std::string why = sniff(bytes); !why.empty()) throw Error(ErrorKind::Input, why, where);
-  ::onnx::ModelProto proto;
+  // Strings moved out of the arena's messages are ordinary heap strings.
+  google::protobuf::Arena arena(proto_arena_options(bytes.size()));
+  auto& proto = *google::protobuf::Arena::CreateMessage<::onnx::ModelProto>(&arena);
   if (!proto.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
     throw Error(ErrorKind::Input,
                 "is not a valid ONNX model: protobuf parsing failed (the file is truncated or "
@@ -121,7 +126,9 @@ ir::Model load_from_bytes(std::string_view bytes, const std::string& base_dir,
 }
 
 std::string save_to_bytes(const ir::Model& model) {
-  ::onnx::ModelProto proto;
+  google::protobuf::Arena arena(
+      proto_arena_options(model.graph ? model.graph->num_nodes() * 64 : 0));
+  auto& proto = *google::protobuf::Arena::CreateMessage<::onnx::ModelProto>(&arena);
   ToProtoOptions options;
   options.max_inline_bytes = kProtoLimit;
   model_to_proto(model, &proto, options);

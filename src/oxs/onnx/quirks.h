@@ -33,6 +33,9 @@ inline constexpr uint32_t kNodeDocEmpty = 1u << 3;
 // ValueInfoProto (on ir::Value and Graph::ValueInfoOverride)
 inline constexpr uint32_t kValueNoName = 1u << 0;
 inline constexpr uint32_t kValueDocEmpty = 1u << 1;
+// Set only while a graph is being read: the value's own annotation came from
+// a ValueInfoProto of that graph (a flag is cheaper than a hash set).
+inline constexpr uint32_t kValueDescribedWhileLoading = 1u << 31;
 
 // TypeProto
 inline constexpr uint32_t kTypePresent = 1u << 0;  // message present though it says nothing

@@ -17,6 +17,7 @@
 #include "oxs/onnx/file_io.h"
 #include "oxs/onnx/model_io.h"
 #include "oxs/onnx/proto_convert.h"
+#include "oxs/onnx/proto_util.h"
 
 namespace oxs::onnx {
 
@@ -195,7 +196,9 @@ void save(const ir::Model& model, const std::string& path, const SaveOptions& op
     };
   }
 
-  ::onnx::ModelProto proto;
+  google::protobuf::Arena arena(
+      proto_arena_options(model.graph ? model.graph->num_nodes() * 64 : 0));
+  auto& proto = *google::protobuf::Arena::CreateMessage<::onnx::ModelProto>(&arena);
   model_to_proto(model, &proto, to);
   const size_t size = proto.ByteSizeLong();
   if (size > kProtoLimit) {
