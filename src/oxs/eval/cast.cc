@@ -16,10 +16,12 @@ void throw_bad_dtype(ir::DataType t, const char* what) {
 
 int64_t normalize_axis(const KernelContext& ctx, int64_t axis, int64_t rank, bool inclusive) {
   int64_t hi = inclusive ? rank + 1 : rank;
-  if (axis < -hi || axis >= hi) {
+  int64_t lo = -rank;
+  if (axis < lo || axis >= hi) {
     ctx.fail("axis " + std::to_string(axis) + " is out of range for rank " + std::to_string(rank));
   }
-  return axis < 0 ? axis + hi : axis;
+  // Inclusive ranges (Flatten's axis) still count negatives from rank.
+  return axis < 0 ? axis + rank : axis;
 }
 
 void require_same_dtype(const KernelContext& ctx, const Tensor& a, const Tensor& b) {
@@ -54,7 +56,15 @@ To convert(From v) {
       if (d >= 9.2e18 || d <= -9.2e18) return static_cast<To>(0);
       return static_cast<To>(static_cast<int64_t>(d));
     }
-  } else if constexpr (std::is_same_v<To, Half> || std::is_same_v<To, BFloat16>) {
+  } else if constexpr (std::is_same_v<To, BFloat16>) {
+    // Cast truncates to bfloat16, as onnx's reference implementation (and
+    // its test data) does; arithmetic on bfloat16 rounds to nearest even.
+    BFloat16 b;
+    float f = static_cast<float>(static_cast<compute_t<From>>(v));
+    b.bits = static_cast<uint16_t>(float_to_bits(f) >> 16);
+    if (std::isnan(f)) b.bits |= 0x40;
+    return b;
+  } else if constexpr (std::is_same_v<To, Half>) {
     return To(static_cast<float>(static_cast<compute_t<From>>(v)));
   } else {
     return static_cast<To>(static_cast<compute_t<From>>(v));

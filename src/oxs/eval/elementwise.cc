@@ -34,11 +34,22 @@ struct DivOp {
   }
 };
 
+// Before opset 7, binary ops broadcast only with broadcast=1, aligning B
+// at `axis` of A: reshape B so numpy broadcasting does the same.
+Tensor legacy_broadcast(const KernelContext& ctx, const Tensor& a, const Tensor& b) {
+  if (ctx.opset() >= 7 || ctx.attr_int("broadcast", 0) == 0 || !ctx.has_attr("axis")) return b;
+  int64_t axis = ctx.attr_int("axis", 0);
+  if (axis < 0) axis += int64_t(a.rank());
+  Dims d = b.dims();
+  for (int64_t i = axis + int64_t(b.rank()); i < int64_t(a.rank()); ++i) d.push_back(1);
+  return b.reshaped(d);
+}
+
 // Same-type arithmetic on two inputs.
 template <class Op>
 void arith_kernel(KernelContext& ctx) {
   const Tensor& a = ctx.tensor(0);
-  const Tensor& b = ctx.tensor(1);
+  const Tensor b = legacy_broadcast(ctx, a, ctx.tensor(1));
   require_same_dtype(ctx, a, b);
   Tensor& out = ctx.alloc_output(0, a.dtype(), broadcast_shapes(a.dims(), b.dims()));
   dispatch_arith(a.dtype(), [&](auto tag) {
@@ -262,7 +273,14 @@ void where_kernel(KernelContext& ctx) {
 
 void prelu_kernel(KernelContext& ctx) {
   const Tensor& x = ctx.tensor(0);
-  const Tensor& slope = ctx.tensor(1);
+  Tensor slope = ctx.tensor(1);
+  // Before opset 7 a 1-D slope was per channel (axis 1).
+  if (ctx.opset() < 7 && slope.rank() == 1 && x.rank() > 2 && slope.dim(0) == x.dim(1) &&
+      slope.dim(0) != x.dim(x.rank() - 1)) {
+    Dims d{slope.dim(0)};
+    for (size_t i = 2; i < x.rank(); ++i) d.push_back(1);
+    slope = slope.reshaped(d);
+  }
   require_same_dtype(ctx, x, slope);
   Tensor& out = ctx.alloc_output(0, x.dtype(), broadcast_shapes(x.dims(), slope.dims()));
   dispatch_arith(x.dtype(), [&](auto tag) {

@@ -129,6 +129,8 @@ void KernelRegistry::add_all(std::string_view domain, std::initializer_list<std:
 KernelFn KernelRegistry::find(std::string_view domain, std::string_view op, int64_t opset) const {
   auto it = ops_.find(key_of(domain, op));
   if (it == ops_.end()) return nullptr;
+  // A null entry ends the previous kernel's range (e.g. an op that became a
+  // function-op: its schema body runs from that version on).
   KernelFn best = nullptr;
   for (const Entry& e : it->second) {
     if (e.since <= opset) best = e.fn;

@@ -105,7 +105,8 @@ class KernelContext {
 
 class KernelRegistry {
  public:
-  // `since` is the first opset version the kernel implements.
+  // `since` is the first opset version the kernel implements. A null `fn`
+  // means "no kernel from `since` on" (the schema's function body runs).
   void add(std::string_view domain, std::string_view op, int since, KernelFn fn);
   // Same kernel for several ops.
   void add_all(std::string_view domain, std::initializer_list<std::string_view> ops, int since,

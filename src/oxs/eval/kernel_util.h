@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <type_traits>
 
@@ -81,4 +82,13 @@ inline C nan_min(C a, C b) {
   return b < a ? b : a;
 }
 
+}  // namespace oxs::eval
+
+namespace oxs::eval {
+// Shared tensor helpers (shape_ops.cc).
+Tensor transpose_tensor(const Tensor& x, const std::vector<int64_t>& perm);
+Tensor concat_tensors(const std::vector<const Tensor*>& parts, int64_t axis);
+Tensor slice_tensor(const Tensor& x, const std::vector<int64_t>& start,
+                    const std::vector<int64_t>& step, const Dims& od);
+Tensor expand_tensor(const Tensor& x, const Dims& od);
 }  // namespace oxs::eval

@@ -1,5 +1,7 @@
 #include "oxs/eval/session.h"
 
+#include "oxs/eval/function_ops.h"
+
 #include <unordered_set>
 
 #include "oxs/ir/error.h"
@@ -297,6 +299,7 @@ class Session::Executor {
 
 Session::Session(const ir::Model& model, SessionOptions options)
     : model_(model), options_(std::move(options)) {
+  if (!options_.function_bodies) options_.function_bodies = schema_function_bodies();
   exec_ = std::make_unique<Executor>(model_, options_);
 }
 

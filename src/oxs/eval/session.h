@@ -45,6 +45,7 @@ struct SessionOptions {
   TraceHook trace;
   // Also trace nodes inside subgraphs and function bodies.
   bool trace_nested = true;
+  // Null: schema_function_bodies() (libonnx's bodies, see function_ops.h).
   FunctionBodyProvider function_bodies;
   // Kernels to use; the builtin registry when null.
   const KernelRegistry* registry = nullptr;

@@ -58,6 +58,7 @@ Tensor::Tensor(DataType dtype, Dims dims) : dtype_(dtype), dims_(std::move(dims)
                                         " is over the evaluator's memory limit");
     }
     strings_ = std::make_shared<std::vector<std::string>>(static_cast<size_t>(numel_));
+    data_ = strings_->data();
     return;
   }
   size_t es = ir::element_size(dtype);
@@ -115,6 +116,7 @@ Tensor Tensor::from_ir(const ir::Tensor& t) {
                                         std::to_string(r.numel_));
     }
     *r.strings_ = t.strings;
+    r.data_ = r.strings_->data();
     return r;
   }
   auto b = t.bytes();
@@ -149,10 +151,22 @@ Tensor Tensor::reshaped(Dims dims) const {
   return r;
 }
 
+Tensor Tensor::bitcast(DataType dtype) const {
+  if (dtype == DataType::String || dtype_ == DataType::String ||
+      ir::element_size(dtype) != ir::element_size(dtype_)) {
+    throw Error(ErrorKind::Invalid, "cannot bit-cast " + std::string(ir::dtype_name(dtype_)) +
+                                        " to " + std::string(ir::dtype_name(dtype)));
+  }
+  Tensor r = *this;
+  r.dtype_ = dtype;
+  return r;
+}
+
 Tensor Tensor::clone() const {
   Tensor r(dtype_, dims_);
   if (dtype_ == DataType::String) {
     *r.strings_ = *strings_;
+    r.data_ = r.strings_->data();
   } else if (nbytes()) {
     std::memcpy(r.data_, data_, nbytes());
   }

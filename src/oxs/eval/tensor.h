@@ -71,11 +71,15 @@ class Tensor {
   T* mutable_data() {
     return static_cast<T*>(data_);
   }
+  // For String tensors data<std::string>() works too (the elements are
+  // contiguous); do not resize the vector.
   const std::vector<std::string>& strings() const { return *strings_; }
   std::vector<std::string>& mutable_strings() { return *strings_; }
 
   // Same buffer, new dims of the same element count (Reshape, Squeeze, ...).
   Tensor reshaped(Dims dims) const;
+  // Same buffer seen as another element type of the same size (bit cast).
+  Tensor bitcast(DataType dtype) const;
   // A deep copy with its own buffer.
   Tensor clone() const;
 

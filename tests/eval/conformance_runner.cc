@@ -1,0 +1,290 @@
+// Runs the ONNX backend tests (libonnx-testdata) through eval::Session:
+// every test directory under the given suites, every test_data_set_*, with
+// onnx's backend tolerances (rtol 1e-3, atol 1e-7). Tests named in the
+// exclusion file are still run; a failing excluded test is reported as
+// excluded, a passing one as a stale exclusion (which fails the run, so the
+// list stays true). Ends with the line "N passed, N failed"; exits non-zero
+// when any test that is not excluded fails.
+//
+// usage: eval_conformance DATA_DIR EXCLUSIONS_FILE [--filter SUBSTRING] [--verbose]
+#include <onnx/onnx_pb.h>
+// after onnx_pb.h, which defines ONNX_API
+#include <onnx/onnx-data.pb.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "oxs/eval/session.h"
+#include "oxs/ir/error.h"
+#include "oxs/onnx/model_io.h"
+#include "oxs/onnx/proto_convert.h"
+
+namespace fs = std::filesystem;
+using oxs::Error;
+using oxs::ErrorKind;
+namespace ir = oxs::ir;
+namespace eval = oxs::eval;
+using eval::Value;
+
+namespace {
+
+std::string read_file(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+Value tensor_value(::onnx::TensorProto& tp) {
+  oxs::onnx::FromProtoContext ctx;
+  return eval::Tensor::from_ir(
+      std::shared_ptr<const ir::Tensor>(oxs::onnx::tensor_from_proto(tp, ctx)));
+}
+
+Value from_optional(::onnx::OptionalProto& op);
+
+Value from_sequence(::onnx::SequenceProto& sp) {
+  std::vector<Value> items;
+  for (auto& t : *sp.mutable_tensor_values()) items.push_back(tensor_value(t));
+  for (auto& s : *sp.mutable_sequence_values()) items.push_back(from_sequence(s));
+  for (auto& o : *sp.mutable_optional_values()) items.push_back(from_optional(o));
+  return Value::sequence(std::move(items));
+}
+
+Value from_optional(::onnx::OptionalProto& op) {
+  if (op.has_tensor_value()) return Value::optional(tensor_value(*op.mutable_tensor_value()));
+  if (op.has_sequence_value()) return Value::optional(from_sequence(*op.mutable_sequence_value()));
+  if (op.has_optional_value()) return Value::optional(from_optional(*op.mutable_optional_value()));
+  return Value::optional(std::nullopt);
+}
+
+// Parses a .pb as the proto kind the declared type calls for.
+Value read_value(const fs::path& p, const ir::Type& type) {
+  std::string bytes = read_file(p);
+  if (type.kind() == ir::Type::Kind::Sequence) {
+    ::onnx::SequenceProto sp;
+    if (!sp.ParseFromString(bytes))
+      throw Error(ErrorKind::Input, "bad SequenceProto " + p.string());
+    return from_sequence(sp);
+  }
+  if (type.kind() == ir::Type::Kind::Optional) {
+    ::onnx::OptionalProto op;
+    if (!op.ParseFromString(bytes))
+      throw Error(ErrorKind::Input, "bad OptionalProto " + p.string());
+    return from_optional(op);
+  }
+  ::onnx::TensorProto tp;
+  if (!tp.ParseFromString(bytes)) throw Error(ErrorKind::Input, "bad TensorProto " + p.string());
+  Value v = tensor_value(tp);
+  // A quirk of the test data: numpy has no bfloat16, so bfloat16 tensors
+  // were written as uint16 holding the bits.
+  if (type.is_tensor() && type.elem_type() == ir::DataType::BFloat16 &&
+      v.tensor().dtype() == ir::DataType::Uint16) {
+    return v.tensor().bitcast(ir::DataType::BFloat16);
+  }
+  return v;
+}
+
+// Empty string when equal within tolerance, else what differs.
+std::string compare(const Value& got, const Value& want, const std::string& where) {
+  if (got.kind() != want.kind()) {
+    // An optional holding a value compares with its value.
+    if (got.is_optional() && got.has_element()) return compare(got.element(), want, where);
+    if (want.is_optional() && want.has_element()) return compare(got, want.element(), where);
+    return where + ": got " + got.describe() + ", expected " + want.describe();
+  }
+  if (got.is_sequence()) {
+    if (got.items().size() != want.items().size()) {
+      return where + ": sequence of " + std::to_string(got.items().size()) + ", expected " +
+             std::to_string(want.items().size());
+    }
+    for (size_t i = 0; i < got.items().size(); ++i) {
+      auto d = compare(got.items()[i], want.items()[i], where + "[" + std::to_string(i) + "]");
+      if (!d.empty()) return d;
+    }
+    return {};
+  }
+  if (got.is_optional()) {
+    if (got.has_element() != want.has_element()) return where + ": optional presence differs";
+    return got.has_element() ? compare(got.element(), want.element(), where) : std::string();
+  }
+  if (!got.is_tensor()) return {};
+  const eval::Tensor& a = got.tensor();
+  const eval::Tensor& b = want.tensor();
+  if (a.dtype() != b.dtype()) {
+    return where + ": dtype " + std::string(ir::dtype_name(a.dtype())) + ", expected " +
+           std::string(ir::dtype_name(b.dtype()));
+  }
+  if (a.dims() != b.dims()) {
+    return where + ": shape " + eval::dims_to_string(a.dims()) + ", expected " +
+           eval::dims_to_string(b.dims());
+  }
+  if (a.dtype() == ir::DataType::String) {
+    for (int64_t i = 0; i < a.numel(); ++i) {
+      if (a.strings()[size_t(i)] != b.strings()[size_t(i)]) {
+        return where + ": element " + std::to_string(i) + " is '" + a.strings()[size_t(i)] +
+               "', expected '" + b.strings()[size_t(i)] + "'";
+      }
+    }
+    return {};
+  }
+  bool fp = ir::is_floating(a.dtype());
+  for (int64_t i = 0; i < a.numel(); ++i) {
+    double x = a.get_as_double(i), y = b.get_as_double(i);
+    bool ok;
+    if (fp) {
+      ok = (std::isnan(x) && std::isnan(y)) || x == y ||
+           std::abs(x - y) <= 1e-7 + 1e-3 * std::abs(y);
+    } else {
+      ok = x == y;
+    }
+    if (!ok) {
+      std::ostringstream os;
+      os << where << ": element " << i << " is " << x << ", expected " << y;
+      return os.str();
+    }
+  }
+  return {};
+}
+
+std::string run_test(const fs::path& dir) {
+  ir::Model model = oxs::onnx::load((dir / "model.onnx").string());
+  std::vector<const ir::Value*> inputs;
+  for (const ir::Value* v : model.graph->inputs()) {
+    if (!v->const_value()) inputs.push_back(v);
+  }
+  std::vector<fs::path> sets;
+  for (auto& e : fs::directory_iterator(dir)) {
+    if (e.is_directory() && e.path().filename().string().rfind("test_data_set_", 0) == 0) {
+      sets.push_back(e.path());
+    }
+  }
+  std::sort(sets.begin(), sets.end());
+  if (sets.empty()) return "no test_data_set_* directory";
+  // onnx's backend harness does not check fed shapes against the declared
+  // ones, and some test data relies on it (castlike feeds 'like' as [1]).
+  eval::SessionOptions options;
+  options.check_inputs = false;
+  eval::Session session(model, options);
+  for (const fs::path& set : sets) {
+    std::map<std::string, Value> feeds;
+    for (size_t i = 0;; ++i) {
+      fs::path p = set / ("input_" + std::to_string(i) + ".pb");
+      if (!fs::exists(p)) break;
+      if (i >= inputs.size()) return "more input files than graph inputs";
+      feeds[inputs[i]->name()] = read_value(p, inputs[i]->type());
+    }
+    std::vector<Value> outs = session.run(feeds);
+    const auto& gouts = model.graph->outputs();
+    for (size_t i = 0; i < gouts.size(); ++i) {
+      fs::path p = set / ("output_" + std::to_string(i) + ".pb");
+      if (!fs::exists(p)) continue;
+      Value want = read_value(p, gouts[i]->type());
+      auto d =
+          compare(outs[i], want, set.filename().string() + " output '" + gouts[i]->name() + "'");
+      if (!d.empty()) return d;
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 3) {
+    std::cerr << "usage: eval_conformance DATA_DIR EXCLUSIONS_FILE [--filter S] [--verbose]\n";
+    return 2;
+  }
+  fs::path data = argv[1];
+  std::string filter;
+  bool verbose = false;
+  for (int i = 3; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "--filter" && i + 1 < argc) {
+      filter = argv[++i];
+    } else if (a == "--verbose") {
+      verbose = true;
+    }
+  }
+  std::map<std::string, std::string> excluded;  // test -> reason
+  {
+    std::ifstream in(argv[2]);
+    if (!in) {
+      std::cerr << "cannot read exclusion file " << argv[2] << "\n";
+      return 2;
+    }
+    std::string line;
+    while (std::getline(in, line)) {
+      if (line.empty() || line[0] == '#') continue;
+      auto sp = line.find_first_of(" \t");
+      std::string name = line.substr(0, sp);
+      std::string reason =
+          sp == std::string::npos ? "" : line.substr(line.find_first_not_of(" \t", sp));
+      if (reason.empty()) {
+        std::cerr << "exclusion of " << name << " gives no reason\n";
+        return 2;
+      }
+      excluded[name] = reason;
+    }
+  }
+  int passed = 0, failed = 0, excl_failed = 0, stale = 0, node_total = 0, node_excluded = 0;
+  for (const char* suite : {"node", "pytorch-converted", "pytorch-operator", "simple"}) {
+    fs::path sdir = data / suite;
+    if (!fs::exists(sdir)) {
+      std::cerr << "missing suite " << sdir << "\n";
+      return 2;
+    }
+    std::vector<fs::path> tests;
+    for (auto& e : fs::directory_iterator(sdir)) tests.push_back(e.path());
+    std::sort(tests.begin(), tests.end());
+    for (const fs::path& t : tests) {
+      std::string name = t.filename().string();
+      std::string id = std::string(suite) + "/" + name;
+      if (!filter.empty() && id.find(filter) == std::string::npos) continue;
+      bool is_excluded = excluded.count(id) != 0;
+      if (std::string(suite) == "node") {
+        ++node_total;
+        if (is_excluded) ++node_excluded;
+      }
+      std::string err;
+      auto t0 = std::chrono::steady_clock::now();
+      try {
+        err = run_test(t);
+      } catch (const Error& e) {
+        err = e.describe();
+      } catch (const std::exception& e) {
+        err = std::string("exception: ") + e.what();
+      }
+      double ms =
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+      if (err.empty()) {
+        if (is_excluded) {
+          ++stale;
+          std::cout << "STALE EXCLUSION " << id << " passes (listed: " << excluded[id] << ")\n";
+        } else {
+          ++passed;
+          if (verbose) std::cout << "ok   " << id << " (" << ms << " ms)\n";
+        }
+      } else if (is_excluded) {
+        ++excl_failed;
+        if (verbose) std::cout << "excl " << id << ": " << err << "\n";
+      } else {
+        ++failed;
+        std::cout << "FAIL " << id << ": " << err << "\n";
+      }
+    }
+  }
+  std::cout << "excluded: " << excl_failed << " (node tests: " << node_excluded << " of "
+            << node_total << ")";
+  if (stale) std::cout << ", stale exclusions: " << stale;
+  std::cout << "\n" << passed << " passed, " << failed << " failed\n";
+  return failed == 0 && stale == 0 ? 0 : 1;
+}
