@@ -92,8 +92,7 @@ Type Type::map(DataType key, Type value) {
 
 Type::Type(const Type& o)
     : denotation(o.denotation),
-      opaque_domain(o.opaque_domain),
-      opaque_name(o.opaque_name),
+      opaque(o.opaque),
       proto_quirks(o.proto_quirks),
       kind_(o.kind_),
       elem_(o.elem_),
@@ -108,9 +107,15 @@ Type& Type::operator=(const Type& o) {
   return *this;
 }
 
+static bool same_opaque(const std::shared_ptr<const Type::Opaque>& a,
+                        const std::shared_ptr<const Type::Opaque>& b) {
+  if (!a || !b) return !a && !b;
+  return *a == *b;
+}
+
 bool Type::operator==(const Type& o) const {
   if (kind_ != o.kind_ || elem_ != o.elem_ || shape_ != o.shape_ || denotation != o.denotation ||
-      opaque_domain != o.opaque_domain || opaque_name != o.opaque_name)
+      !same_opaque(opaque, o.opaque))
     return false;
   if (!element_ || !o.element_) return !element_ && !o.element_;
   return *element_ == *o.element_;

@@ -96,10 +96,15 @@ class Type {
   Type* element() { return element_.get(); }
 
   std::string denotation;
-  // ONNX-ML opaque type (TypeProto.opaque_type): kind stays None, these name
-  // it. Rarely used; kept so that models using it round-trip.
-  std::string opaque_domain;
-  std::string opaque_name;
+  // ONNX-ML opaque type (TypeProto.opaque_type): kind stays None and this
+  // names it; null otherwise. Rarely used (kept so that models using it
+  // round-trip), hence a pointer rather than two strings in every Type.
+  struct Opaque {
+    std::string domain;
+    std::string name;
+    bool operator==(const Opaque&) const = default;
+  };
+  std::shared_ptr<const Opaque> opaque;
   // onnx/ only: how the loaded protobuf deviated from the canonical encoding
   // (e.g. a field explicitly set to its default), so that saving reproduces
   // it exactly. 0 for anything built in memory.

@@ -128,7 +128,7 @@ std::optional<ir::Shape> shape_from_proto(bool has, const ::onnx::TensorShapePro
 // Deep equality including everything the writer emits (denotations, quirks).
 bool same_type(const ir::Type& a, const ir::Type& b) {
   if (a.kind() != b.kind() || a.elem_type() != b.elem_type() || a.denotation != b.denotation ||
-      a.opaque_domain != b.opaque_domain || a.opaque_name != b.opaque_name ||
+      !(a.opaque ? b.opaque && *a.opaque == *b.opaque : !b.opaque) ||
       a.proto_quirks != b.proto_quirks || a.shape().has_value() != b.shape().has_value()) {
     return false;
   }
@@ -628,8 +628,7 @@ ir::Type type_from_proto(const ::onnx::TypeProto& p) {
     case TypeProto::kOpaqueType: {
       const auto& o = p.opaque_type();
       t.proto_quirks |= quirk::kTypeOpaque;
-      t.opaque_domain = o.domain();
-      t.opaque_name = o.name();
+      t.opaque = std::make_shared<const ir::Type::Opaque>(ir::Type::Opaque{o.domain(), o.name()});
       if (o.has_domain() && o.domain().empty()) t.proto_quirks |= quirk::kTypeOpaqueDomainEmpty;
       if (o.has_name() && o.name().empty()) t.proto_quirks |= quirk::kTypeOpaqueNameEmpty;
       break;

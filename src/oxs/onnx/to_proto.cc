@@ -18,10 +18,8 @@ using ir::DataType;
 using ::onnx::TensorProto;
 
 bool type_present(const ir::Type& t) {
-  return t.kind() != ir::Type::Kind::None || !t.denotation.empty() || !t.opaque_domain.empty() ||
-         !t.opaque_name.empty() ||
-         (t.proto_quirks &
-          (quirk::kTypePresent | quirk::kTypeDenotationEmpty | quirk::kTypeOpaque));
+  return t.kind() != ir::Type::Kind::None || !t.denotation.empty() || t.opaque ||
+         (t.proto_quirks & (quirk::kTypePresent | quirk::kTypeDenotationEmpty));
 }
 
 void shape_to_proto(const ir::Shape& s, ::onnx::TensorShapeProto* p) {
@@ -367,13 +365,13 @@ void type_to_proto(const ir::Type& t, ::onnx::TypeProto* p) {
   const uint32_t q = t.proto_quirks;
   switch (t.kind()) {
     case Kind::None:
-      if ((q & quirk::kTypeOpaque) || !t.opaque_domain.empty() || !t.opaque_name.empty()) {
+      if (t.opaque) {
         auto* o = p->mutable_opaque_type();
-        if (!t.opaque_domain.empty() || (q & quirk::kTypeOpaqueDomainEmpty)) {
-          o->set_domain(t.opaque_domain);
+        if (!t.opaque->domain.empty() || (q & quirk::kTypeOpaqueDomainEmpty)) {
+          o->set_domain(t.opaque->domain);
         }
-        if (!t.opaque_name.empty() || (q & quirk::kTypeOpaqueNameEmpty)) {
-          o->set_name(t.opaque_name);
+        if (!t.opaque->name.empty() || (q & quirk::kTypeOpaqueNameEmpty)) {
+          o->set_name(t.opaque->name);
         }
       }
       break;
