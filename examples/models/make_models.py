@@ -1,0 +1,91 @@
+#!/usr/bin/python3
+"""Generates the bundled example model and the CLI tests' bad models.
+
+Run once with Debian's python3-onnx (/usr/bin/python3, not a pyenv python):
+    /usr/bin/python3 examples/models/make_models.py
+The outputs are committed; the build never runs this script.
+"""
+import os
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+TEST_DATA = os.path.join(ROOT, "tests", "cli", "data")
+
+
+def make_model(graph, opset=17, **kwargs):
+    model = helper.make_model(
+        graph,
+        opset_imports=[helper.make_opsetid("", opset)],
+        producer_name="oxs-examples",
+        producer_version="0.1",
+        **kwargs,
+    )
+    model.ir_version = 8
+    return model
+
+
+def mlp():
+    """A 2-layer MLP classifier: X[N,4] -> Gemm -> Relu -> Gemm -> Softmax -> Y[N,3]."""
+    rng = np.random.RandomState(7)
+    # Two decimals keep `oxs print` readable.
+    w1 = numpy_helper.from_array(rng.uniform(-1, 1, (8, 4)).round(2).astype(np.float32), "W1")
+    b1 = numpy_helper.from_array(np.linspace(-0.1, 0.1, 8).round(2).astype(np.float32), "B1")
+    w2 = numpy_helper.from_array(rng.uniform(-1, 1, (3, 8)).round(2).astype(np.float32), "W2")
+    b2 = numpy_helper.from_array(np.array([0.5, 0.0, -0.5], np.float32), "B2")
+    nodes = [
+        helper.make_node("Gemm", ["X", "W1", "B1"], ["H"], name="fc1", transB=1),
+        helper.make_node("Relu", ["H"], ["A"], name="relu1"),
+        helper.make_node("Gemm", ["A", "W2", "B2"], ["logits"], name="fc2", transB=1),
+        helper.make_node("Softmax", ["logits"], ["Y"], name="softmax", axis=-1),
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "mlp",
+        [helper.make_tensor_value_info("X", TensorProto.FLOAT, ["N", 4])],
+        [helper.make_tensor_value_info("Y", TensorProto.FLOAT, ["N", 3])],
+        initializer=[w1, b1, w2, b2],
+        value_info=[helper.make_tensor_value_info("H", TensorProto.FLOAT, ["N", 8])],
+    )
+    graph.doc_string = "A tiny classifier: 4 features, 8 hidden units, 3 classes."
+    model = make_model(graph)
+    onnx.checker.check_model(model, full_check=True)
+    return model
+
+
+def bad_arity():
+    """Gemm with one input: the ONNX checker rejects it."""
+    graph = helper.make_graph(
+        [helper.make_node("Gemm", ["X"], ["Y"], name="lonely_gemm")],
+        "bad_arity",
+        [helper.make_tensor_value_info("X", TensorProto.FLOAT, [2, 2])],
+        [helper.make_tensor_value_info("Y", TensorProto.FLOAT, [2, 2])],
+    )
+    return make_model(graph)
+
+
+def bad_shape():
+    """A declared output shape that contradicts Add's inferred [2,2]."""
+    graph = helper.make_graph(
+        [helper.make_node("Add", ["X", "X"], ["Y"], name="add")],
+        "bad_shape",
+        [helper.make_tensor_value_info("X", TensorProto.FLOAT, [2, 2])],
+        [helper.make_tensor_value_info("Y", TensorProto.FLOAT, [3, 5])],
+    )
+    return make_model(graph)
+
+
+def main():
+    os.makedirs(TEST_DATA, exist_ok=True)
+    onnx.save(mlp(), os.path.join(HERE, "mlp.onnx"))
+    onnx.save(bad_arity(), os.path.join(TEST_DATA, "bad_arity.onnx"))
+    onnx.save(bad_shape(), os.path.join(TEST_DATA, "bad_shape.onnx"))
+    with open(os.path.join(TEST_DATA, "garbage.onnx"), "wb") as f:
+        f.write(b"this is not a protobuf \xff\xfe\x00\x01 model\n" * 4)
+
+
+if __name__ == "__main__":
+    main()

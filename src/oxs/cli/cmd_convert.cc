@@ -1,0 +1,99 @@
+// `oxs convert IN OUT`: re-saves a model, optionally moving weights to an
+// external data file or back inline. Saving is atomic (onnx::save).
+#include <fmt/core.h>
+
+#include <filesystem>
+#include <memory>
+#include <system_error>
+
+#include "oxs/cli/command.h"
+#include "oxs/cli/format.h"
+#include "oxs/ir/error.h"
+#include "oxs/onnx/model_io.h"
+
+namespace oxs::cli {
+namespace {
+
+struct ConvertArgs {
+  std::string in;
+  std::string out;
+  int64_t threshold = 1024;
+  CLI::Option* external = nullptr;
+  bool inline_data = false;
+  bool in_place = false;
+};
+
+bool same_file(const std::string& a, const std::string& b) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (fs::exists(b, ec) && fs::equivalent(a, b, ec)) return true;
+  return fs::weakly_canonical(a, ec) == fs::weakly_canonical(b, ec) && !ec;
+}
+
+int run_convert(const ConvertArgs& args) {
+  if (same_file(args.in, args.out) && !args.in_place) {
+    throw Error(ErrorKind::Usage, "refusing to overwrite the input '" + args.in +
+                                      "'; pass --in-place to replace it, or choose another OUT");
+  }
+  onnx::LoadOptions load_options;
+  // Replacing the file whose weights would be mapped: read them first.
+  load_options.lazy_external_data = !args.in_place;
+  ir::Model model = onnx::load(args.in, load_options);
+
+  onnx::SaveOptions save;
+  if (args.external->count()) {
+    if (args.threshold < 0) {
+      throw Error(ErrorKind::Usage, "--external-data needs a size of at least 0 bytes");
+    }
+    save.external_data = onnx::SaveOptions::ExternalData::External;
+    save.threshold = args.threshold;
+  } else if (args.inline_data) {
+    save.external_data = onnx::SaveOptions::ExternalData::Inline;
+  }
+  onnx::save(model, args.out, save);
+
+  auto size_of = [](const std::string& file) -> std::string {
+    std::error_code ec;
+    const auto size = std::filesystem::file_size(file, ec);
+    return ec ? std::string() : " (" + human_bytes(static_cast<int64_t>(size)) + ")";
+  };
+  std::string line = "wrote " + args.out + size_of(args.out);
+  // onnx::save names the data file "<OUT>.data" (SaveOptions::external_file).
+  const std::string data = args.out + ".data";
+  if (args.external->count() && std::filesystem::exists(data)) {
+    line += " and " + data + size_of(data);
+  }
+  fmt::print("{}\n", line);
+  return kExitOk;
+}
+
+Run setup_convert(CLI::App& app) {
+  auto args = std::make_shared<ConvertArgs>();
+  app.add_option("IN", args->in, "the .onnx file to read")->required();
+  app.add_option("OUT", args->out, "the .onnx file to write")->required();
+  // Given alone, --external-data keeps the default threshold (1024 bytes).
+  args->external = app.add_option("--external-data", args->threshold,
+                                  "store tensors of at least BYTES (default 1024; also 4KiB, "
+                                  "1MiB, ...) in the data file OUT.data")
+                       ->expected(0, 1)
+                       ->default_str("1024")
+                       ->transform(CLI::AsSizeValue(false))
+                       ->option_text("[=BYTES]");
+  app.add_flag("--inline-data", args->inline_data, "store every tensor inside OUT")
+      ->excludes(args->external);
+  app.add_flag("--in-place", args->in_place,
+               "allow OUT to be IN (the file is replaced atomically)");
+  app.footer(
+      "Without options, tensors stay where they were (inline or external).\n\n"
+      "Examples:\n"
+      "  oxs convert model.onnx big.onnx --external-data=1MiB\n"
+      "  oxs convert big.onnx small.onnx --inline-data");
+  return [args] { return run_convert(*args); };
+}
+
+}  // namespace
+
+OXS_COMMAND(convert, {"convert", "Re-save a model, moving weights to external data or inline", 30,
+                      setup_convert});
+
+}  // namespace oxs::cli

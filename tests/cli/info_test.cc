@@ -1,0 +1,41 @@
+// `oxs info` on the bundled MLP (examples/models/make_models.py says what is
+// in it: X[N,4] -> Gemm(W1[8,4], B1[8]) -> Relu -> Gemm(W2[3,8], B2[3]) ->
+// Softmax -> Y[N,3]).
+#include <gtest/gtest.h>
+
+#include <regex>
+
+#include "run_oxs.h"
+
+namespace oxs::testing {
+namespace {
+
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+TEST(CliInfo, Mlp) {
+  RunResult r = run_oxs({"info", source_path("examples/models/mlp.onnx")});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(r.err.empty()) << r.err;
+  const std::string& out = r.out;
+  EXPECT_TRUE(contains(out, "ir_version:   8\n")) << out;
+  EXPECT_TRUE(contains(out, "opsets:       ai.onnx 17\n")) << out;
+  EXPECT_TRUE(contains(out, "producer:     oxs-examples 0.1\n")) << out;
+  EXPECT_TRUE(contains(out, "graph:        mlp\n")) << out;
+  EXPECT_TRUE(contains(out, "inputs:       1\n  X: float[N,4]\n")) << out;
+  EXPECT_TRUE(contains(out, "outputs:      1\n  Y: float[N,3]\n")) << out;
+  EXPECT_TRUE(contains(out, "nodes:        4\n")) << out;
+  // Sorted by count: Gemm (2) before the ops seen once.
+  EXPECT_TRUE(std::regex_search(out, std::regex("\n  Gemm +2\n"))) << out;
+  EXPECT_TRUE(std::regex_search(out, std::regex("\n  Relu +1\n"))) << out;
+  EXPECT_LT(out.find("  Gemm"), out.find("  Relu"));
+  EXPECT_TRUE(contains(out, "functions:    0\n")) << out;
+  // 8*4 + 8 + 3*8 + 3 = 67 float parameters = 268 bytes.
+  EXPECT_TRUE(contains(out, "initializers: 4 (67 parameters, 268 B)\n")) << out;
+  EXPECT_TRUE(contains(out, "  inline:     4 tensors, 268 B\n")) << out;
+  EXPECT_TRUE(contains(out, "  external:   0 tensors, 0 B\n")) << out;
+}
+
+}  // namespace
+}  // namespace oxs::testing
