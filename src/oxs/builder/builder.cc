@@ -19,15 +19,6 @@ std::string domain_label(const std::string& d) {
   return d.empty() ? "ai.onnx" : d;
 }
 
-// Whether `v` is defined in `g` or a graph enclosing it.
-bool visible_in(const ir::Value* v, const ir::Graph* g) {
-  const ir::Graph* home = v->graph();
-  for (const ir::Graph* s = g; s; s = s->parent()) {
-    if (s == home) return true;
-  }
-  return false;
-}
-
 }  // namespace
 
 ir::Shape shape(std::initializer_list<DimSpec> dims) {
@@ -61,6 +52,18 @@ Builder::Builder(std::shared_ptr<Shared> shared, Builder* parent,
 }
 
 Builder::~Builder() = default;
+
+// Whether `v` is defined in this builder's graph or an enclosing one (a
+// subgraph under construction is not attached yet, so walk the builders; a
+// function body sees nothing outside).
+bool Builder::sees(const ir::Value* v) const {
+  const ir::Graph* home = v->graph();
+  for (const Builder* p = this; p; p = p->parent_) {
+    if (p->graph_ == home) return true;
+    if (p->function_) break;
+  }
+  return false;
+}
 
 ir::Model& Builder::model() {
   return *shared_->model;
@@ -107,7 +110,7 @@ Var Builder::input(std::string name, ir::DataType dtype, std::optional<ir::Shape
 void Builder::output(Var v, std::string name) {
   if (!v) throw Error(ErrorKind::Usage, "builder: output() of an empty Var");
   ir::Value* val = v.value();
-  if (!visible_in(val, graph_)) {
+  if (!sees(val)) {
     throw Error(ErrorKind::Usage, "builder: value '" + val->name() + "' is not visible in graph '" +
                                       graph_->name() + "'");
   }
@@ -173,7 +176,7 @@ std::vector<Var> Builder::make_node(std::string_view op_type, std::vector<Var> i
     if (!v.builder() || v.builder()->shared_ != shared_) {
       fail_node(op, inputs, "input '" + v.name() + "' was made by another builder");
     }
-    if (!visible_in(v.value(), graph_)) {
+    if (!sees(v.value())) {
       fail_node(op, inputs,
                 "input '" + v.name() + "' is not visible in graph '" + graph_->name() +
                     "' (a function body sees only its own inputs; pass the value as an input)");

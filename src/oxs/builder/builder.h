@@ -24,6 +24,7 @@
 #include "oxs/builder/attribute.h"
 #include "oxs/builder/var.h"
 #include "oxs/infer/infer.h"
+#include "oxs/ir/error.h"
 #include "oxs/ir/model.h"
 
 namespace oxs::builder {
@@ -152,6 +153,7 @@ class Builder {
  private:
   Builder(std::shared_ptr<Shared> shared, Builder* parent, std::unique_ptr<ir::Function> function,
           std::unique_ptr<ir::Graph> subgraph);
+  bool sees(const ir::Value* v) const;
   Var make_constant(std::shared_ptr<ir::Tensor> t, std::string name);
   [[noreturn]] void fail_node(const std::string& op_type, const std::vector<Var>& inputs,
                               const std::string& why) const;
