@@ -1,9 +1,20 @@
-// Reading and writing .onnx files. Loading builds the IR from the protobuf
-// once; external data is not read but mapped lazily on first access (with
-// the location checked: relative, inside the model's directory, no '..',
-// no symlink, a regular file, offset+length within the file). Saving writes
-// to a temporary file beside the target and renames it, so a failed save
-// leaves the old file as it was.
+// Reading and writing .onnx files: the onnx/ room's entry points. Loading
+// parses the protobuf once (on an arena) and builds the IR, losslessly: saving
+// an unchanged model reproduces the ModelProto field for field, including
+// proto2 presence (see proto_convert.h). Loading rejects only what it cannot
+// represent or must not touch — a file that is not an ONNX model, a corrupt
+// tensor, unsafe external data — with one oxs::Error naming the file; a
+// structurally invalid graph still loads (ir::verify reports it).
+//
+// External data is not read but mapped lazily on first access, one mapping
+// per data file, with the location checked first: relative, inside the
+// model's directory (realpath), no '..', no symbolic link, a regular file,
+// offset and length within the file.
+//
+// Saving writes to a temporary file beside the target (and beside each data
+// file) and renames it only when everything is written and flushed, so a
+// failed save leaves the old files as they were, and a data file that a
+// loaded model still maps is replaced, never truncated in place.
 #pragma once
 
 #include <cstdint>
@@ -29,20 +40,31 @@ ir::Model load_from_bytes(std::string_view bytes, const std::string& base_dir,
 
 struct SaveOptions {
   enum class ExternalData {
-    Keep,      // tensors stay as loaded (external stays external, in the same file names)
-    External,  // every tensor of at least `threshold` bytes goes to `external_file`
-    Inline,    // every tensor is stored inside the model file
+    // Tensors stay as loaded: external tensors go back to their locations
+    // and offsets (into the target's directory: data files are copied there,
+    // or left alone when they already hold the bytes), the others inline.
+    Keep,
+    // Every raw-encoded (or external) tensor of at least `threshold` bytes
+    // goes to `external_file`, one data file beside the model, at offsets
+    // that are multiples of `alignment`. Typed-field tensors stay inline,
+    // as onnx's own converter does, so inline -> external -> inline gives
+    // the original proto back.
+    External,
+    // Every tensor is stored inside the model file (at most 2 GiB).
+    Inline,
   };
   ExternalData external_data = ExternalData::Keep;
   int64_t threshold = 1024;
-  // Data file name, relative to the model's directory; default:
+  // Data file name, a plain name in the model's directory; default:
   // "<model file name>.data".
   std::string external_file;
   // Offsets in the data file are multiples of this (for mmap).
   int64_t alignment = 4096;
 };
 
-// Throws oxs::Error; on failure the target (and data file) are untouched.
+// Throws oxs::Error; on failure the target (and data files) are untouched.
+// A model over protobuf's 2 GiB limit is refused with a hint to use
+// ExternalData::External.
 void save(const ir::Model& model, const std::string& path, const SaveOptions& options = {});
 // Serializes without external data handling (all tensors inline).
 std::string save_to_bytes(const ir::Model& model);
