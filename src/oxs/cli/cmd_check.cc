@@ -74,7 +74,7 @@ Run setup_check(CLI::App& app) {
       "Runs oxs's structural verifier (SSA, definitions before use, subgraph scopes), then\n"
       "libonnx's checker (ops against their schemas) and strict shape inference.\n"
       "Exit code 0 when the model is valid, 1 when problems were found.\n\n"
-      "Example:\n  oxs check examples/models/mlp.onnx\n  ok: 3 nodes, opset 17");
+      "Example:\n  oxs check examples/models/mlp.onnx\n  ok: 4 nodes, opset 17\n");
   return [args] { return run_check(*args); };
 }
 

@@ -87,7 +87,7 @@ Run setup_convert(CLI::App& app) {
       "Without options, tensors stay where they were (inline or external).\n\n"
       "Examples:\n"
       "  oxs convert model.onnx big.onnx --external-data=1MiB\n"
-      "  oxs convert big.onnx small.onnx --inline-data");
+      "  oxs convert big.onnx small.onnx --inline-data\n");
   return [args] { return run_convert(*args); };
 }
 

@@ -130,7 +130,7 @@ Run setup_info(CLI::App& app) {
   app.footer(
       "Prints versions, producer, graph inputs and outputs with types, node counts per op type,\n"
       "functions and initializer sizes. Weights are not read.\n\n"
-      "Example:\n  oxs info examples/models/mlp.onnx");
+      "Example:\n  oxs info examples/models/mlp.onnx\n");
   return [path] { return run_info(*path); };
 }
 

@@ -39,7 +39,7 @@ Run setup_print(CLI::App& app) {
   app.footer(
       "One node per line: outputs with types = Op(inputs) {attributes}  # node name;\n"
       "subgraphs are indented under their node. External weights are not read.\n\n"
-      "Example:\n  oxs print examples/models/mlp.onnx");
+      "Example:\n  oxs print examples/models/mlp.onnx\n");
   return [args] { return run_print(*args); };
 }
 

@@ -33,7 +33,7 @@ int main(int argc, char** argv) {
                "oxs"};
   app.set_version_flag("--version", version_text());
   app.require_subcommand(1);
-  app.footer("Run `oxs <command> --help` for a command's options and an example.");
+  app.footer("Run `oxs <command> --help` for a command's options and an example.\n");
 
   std::unordered_map<const CLI::App*, Run> runs;
   std::vector<std::string> names;
