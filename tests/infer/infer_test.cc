@@ -114,6 +114,25 @@ TEST(Infer, DataPropagationThroughGather) {
   EXPECT_EQ(r->output(0)->type().to_string(), "float[B,7,5]");
 }
 
+TEST(Infer, UnrankedAndUntypedInputsDoNotBreakPropagation) {
+  for (Type t : {Type::tensor(DataType::Float), Type()}) {
+    Fixture f;
+    auto* x = f.input("x", t);
+    auto* s = f.node("Shape", {x});
+    auto* g = f.node("Gather", {s->output(0), f.ints("idx", {0})});
+    auto* sl = f.node("Slice", {s->output(0), f.ints("zero", {0}), f.ints("one", {1})});
+    auto* c = f.node("Concat", {g->output(0), sl->output(0)});
+    c->set_attr(ir::Attr::of_int("axis", 0));
+    auto* u = f.node("Unsqueeze", {c->output(0), f.ints("ax", {0})});
+    auto* q = f.node("Squeeze", {u->output(0), f.ints("ax0", {0})});
+    auto* a = f.node("Add", {q->output(0), q->output(0)});
+    auto* r = f.node("Reshape", {x, a->output(0)});
+    EXPECT_NO_THROW(run(f.m)) << t.to_string();
+    EXPECT_FALSE(r->output(0)->type().shape().has_value() &&
+                 r->output(0)->type().shape()->is_static());
+  }
+}
+
 TEST(Infer, IfBranchesSeeTheEnclosingScope) {
   Fixture f;
   auto* x = f.input("x", Type::tensor(DataType::Float, sym({Dim::symbolic("N"), Dim::known(2)})));

@@ -289,6 +289,11 @@ void Inferencer::Impl::infer_node(ir::Node& n, const Frame& f) {
   for (size_t i = 0; i < n.num_inputs() && typed; ++i) {
     typed = !n.input(i) || !n.input(i)->type().is_none();
   }
+  // So does an attribute reference with no call to resolve it (a function
+  // body on its own): its value is unknown, not the op's default.
+  if (!f.caller_attrs) {
+    for (const auto& a : n.attrs()) typed = typed && !a.is_reference();
+  }
   if (typed && s->has_type_and_shape_inference_function()) {
     try {
       s->GetTypeAndShapeInferenceFunction()(ctx);
@@ -307,7 +312,8 @@ void Inferencer::Impl::infer_node(ir::Node& n, const Frame& f) {
   for (ir::Graph* g : n.subgraphs()) {
     if (std::find(done.begin(), done.end(), g) == done.end()) infer_graph(*g, f);
   }
-  if (options.data_propagation && s->has_data_propagation_function()) {
+  // libonnx's propagators read input types without null checks.
+  if (typed && options.data_propagation && s->has_data_propagation_function()) {
     PropagationContext pc(ctx);
     try {
       s->GetDataPropagationFunction()(pc);
