@@ -120,8 +120,8 @@ TEST(Session, FunctionBodyProviderExpandsFunctionOps) {
   g.add_output(n->output(0));
   int calls = 0;
   SessionOptions o;
-  o.function_bodies = [&](const ir::Node& node, int64_t,
-                          std::span<const ir::Type> types) -> std::shared_ptr<const ir::Function> {
+  o.function_bodies = [&](const ir::Node& node, int64_t, std::span<const ir::Type> types,
+                          std::span<const ir::Attr>) -> std::shared_ptr<const ir::Function> {
     ++calls;
     if (node.op_type() != "MyDouble") return nullptr;
     EXPECT_EQ(types.size(), 1u);

@@ -9,12 +9,18 @@ namespace {
 
 // Replaces references to attributes `call` does not set by the schema
 // default, or removes them, in `g` and its subgraphs.
-void bind_defaults(ir::Graph& g, const ir::Node& call, const schema::OpSignature& sig) {
+void bind_defaults(ir::Graph& g, std::span<const ir::Attr> call, const schema::OpSignature& sig) {
+  auto has = [&](const std::string& name) {
+    for (const ir::Attr& a : call) {
+      if (a.name == name) return true;
+    }
+    return false;
+  };
   g.for_each_node_recursive([&](ir::Node* n) {
     auto& attrs = n->mutable_attrs();
     for (size_t i = 0; i < attrs.size();) {
       ir::Attr& a = attrs[i];
-      if (!a.is_reference() || call.attr(a.ref_attr_name)) {
+      if (!a.is_reference() || has(a.ref_attr_name)) {
         ++i;
         continue;
       }
@@ -35,8 +41,8 @@ void bind_defaults(ir::Graph& g, const ir::Node& call, const schema::OpSignature
 }  // namespace
 
 FunctionBodyProvider schema_function_bodies() {
-  return [](const ir::Node& node, int64_t opset,
-            std::span<const ir::Type> input_types) -> std::shared_ptr<const ir::Function> {
+  return [](const ir::Node& node, int64_t opset, std::span<const ir::Type> input_types,
+            std::span<const ir::Attr> attrs) -> std::shared_ptr<const ir::Function> {
     const schema::OpSignature* sig = schema::lookup(node.domain(), node.op_type(), opset);
     if (!sig) return nullptr;
     std::unique_ptr<ir::Function> body;
@@ -52,12 +58,12 @@ FunctionBodyProvider schema_function_bodies() {
       for (size_t i = 0; i < node.num_outputs(); ++i) {
         call.outputs_present.push_back(node.output(i) != nullptr);
       }
-      call.attrs = node.attrs();
+      call.attrs = attrs;
       body = schema::context_dependent_body(*sig, opset, call);
     }
     if (!body && sig->has_function_body) body = schema::function_body(*sig, opset);
     if (!body) return nullptr;
-    bind_defaults(*body->body, node, *sig);
+    bind_defaults(*body->body, attrs, *sig);
     return std::shared_ptr<const ir::Function>(std::move(body));
   };
 }

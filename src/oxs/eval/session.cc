@@ -241,7 +241,7 @@ class Session::Executor {
           if (!e.where().node.empty()) throw;
           throw Error(e.kind(), n.op_type() + ": " + e.message(), {.node = n.display_name()});
         }
-      } else if (auto body = function_body(n, opset, inputs)) {
+      } else if (auto body = function_body(n, opset, inputs, f.attrs)) {
         AttrScope scope = bind_call_attrs(n, f.attrs);
         auto res = call_function(*body, inputs, scope, f.depth + 1);
         for (size_t i = 0; i < outputs.size() && i < res.size(); ++i) {
@@ -269,8 +269,19 @@ class Session::Executor {
     }
   }
 
+  // A short text of an attribute's value, for cache keys.
+  static std::string attr_key(const ir::Attr& a) {
+    std::string k = a.name + "=" + std::to_string(int(a.type)) + ":" + std::to_string(a.i) + ":" +
+                    std::to_string(a.f) + ":" + a.s;
+    for (int64_t v : a.ints) k += "," + std::to_string(v);
+    for (float v : a.floats) k += "," + std::to_string(v);
+    for (const auto& v : a.strings) k += "," + v;
+    return k;
+  }
+
   std::shared_ptr<const ir::Function> function_body(const ir::Node& n, int64_t opset,
-                                                    std::span<const Value* const> inputs) {
+                                                    std::span<const Value* const> inputs,
+                                                    const AttrScope* scope) {
     if (!options_.function_bodies) return nullptr;
     std::vector<ir::Type> types;
     std::string key = std::to_string(reinterpret_cast<uintptr_t>(&n)) + ":";
@@ -281,9 +292,28 @@ class Session::Executor {
       if (t.is_tensor()) t.shape().reset();
       key += t.to_string() + ",";
     }
+    // Attributes that refer to the enclosing function's take their values
+    // from this call, so they are part of the key.
+    std::vector<std::pair<const ir::Attr*, const ir::Attr*>> resolved;  // (node's, value)
+    for (const ir::Attr& a : n.attrs()) {
+      if (!a.is_reference()) {
+        resolved.emplace_back(&a, &a);
+        continue;
+      }
+      const ir::Attr* r = scope ? scope->find(a.ref_attr_name) : nullptr;
+      if (!r) continue;
+      resolved.emplace_back(&a, r);
+      key += attr_key(*r) + ";";
+    }
     auto it = bodies_.find(key);
     if (it != bodies_.end()) return it->second;
-    auto body = options_.function_bodies(n, opset, types);
+    std::vector<ir::Attr> attrs;
+    for (auto [a, r] : resolved) {
+      ir::Attr c = r->clone();
+      c.name = a->name;
+      attrs.push_back(std::move(c));
+    }
+    auto body = options_.function_bodies(n, opset, types, attrs);
     bodies_.emplace(key, body);
     return body;
   }

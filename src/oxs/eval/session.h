@@ -36,10 +36,12 @@ struct TraceEvent {
 using TraceHook = std::function<void(const TraceEvent&)>;
 
 // Gives the body of a function-op (an op whose schema defines it as a
-// function) for `node` at `opset`, given the node's input types (for
-// context-dependent bodies). Returns null when the op has no body.
+// function) for `node` at `opset`, given the node's input types and its
+// attributes with references resolved (for context-dependent bodies).
+// Returns null when the op has no body.
 using FunctionBodyProvider = std::function<std::shared_ptr<const ir::Function>(
-    const ir::Node& node, int64_t opset, std::span<const ir::Type> input_types)>;
+    const ir::Node& node, int64_t opset, std::span<const ir::Type> input_types,
+    std::span<const ir::Attr> attrs)>;
 
 struct SessionOptions {
   TraceHook trace;
