@@ -3,6 +3,11 @@
 
 #include "oxs/schema/conformance.h"
 
+#include <filesystem>
+#include <fstream>
+
+#include "oxs/ir/error.h"
+
 namespace oxs::schema {
 namespace {
 
@@ -63,6 +68,53 @@ TEST(Conformance, StrictInferenceCatchesTypeConflicts) {
   std::vector<ConformanceIssue> issues = check_conformance(m);
   ASSERT_EQ(issues.size(), 1u);
   EXPECT_EQ(issues[0].stage, "shape inference");
+}
+
+// Lazy storage that fails the test if anybody reads it.
+class UntouchableStorage final : public ir::Storage {
+ public:
+  explicit UntouchableStorage(size_t size) : size_(size) {}
+  Kind kind() const override { return Kind::Lazy; }
+  std::span<const std::byte> bytes() const override {
+    ADD_FAILURE() << "external data was read";
+    throw Error(ErrorKind::IO, "external data must not be read by the checker");
+  }
+  size_t size() const override { return size_; }
+
+ private:
+  size_t size_;
+};
+
+ir::Model model_with_external_weight(const std::string& location) {
+  ir::Model m = model_with("Add", 1);
+  ir::Graph& g = *m.graph;
+  auto w = std::make_shared<ir::Tensor>(ir::DataType::Float, std::vector<int64_t>{2, 2});
+  w->encoding = ir::Tensor::Encoding::External;
+  w->external.location = location;
+  w->external.length = 16;
+  w->external.entries = {{"location", location}, {"length", "16"}};
+  w->set_storage(std::make_shared<UntouchableStorage>(16));
+  ir::Value* wv = g.add_initializer("w", w);
+  g.first_node()->append_input(wv);
+  return m;
+}
+
+TEST(Conformance, ExternalDataIsCheckedByReferenceNotRead) {
+  const std::string dir = std::filesystem::temp_directory_path() / "oxs_conformance_ext";
+  std::filesystem::create_directories(dir);
+  { std::ofstream(dir + "/w.bin", std::ios::binary) << std::string(16, '\0'); }
+  ConformanceOptions options;
+  options.model_dir = dir;
+  ir::Model present = model_with_external_weight("w.bin");
+  EXPECT_TRUE(check_conformance(present, options).empty());
+
+  // A missing data file is reported (found relative to model_dir, not cwd).
+  ir::Model missing = model_with_external_weight("gone.bin");
+  std::vector<ConformanceIssue> issues = check_conformance(missing, options);
+  ASSERT_EQ(issues.size(), 1u);
+  EXPECT_EQ(issues[0].stage, "checker");
+  EXPECT_NE(issues[0].message.find("gone.bin"), std::string::npos) << issues[0].message;
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

@@ -77,7 +77,29 @@ std::vector<ConformanceIssue> check_conformance(const ir::Model& model,
                                                 const ConformanceOptions& options) {
   std::vector<ConformanceIssue> issues;
   ::onnx::ModelProto proto;
-  oxs::onnx::model_to_proto(model, &proto);
+  // External tensors stay references (the checker only confirms their files
+  // exist under model_dir): checking must not read gigabytes of weights. Our
+  // loader already validated those locations (relative, inside the model's
+  // directory), which libonnx 1.12's checker does not do safely itself.
+  oxs::onnx::ToProtoOptions to_proto;
+  to_proto.placer = [](const ir::Tensor& t, ::onnx::TensorProto* p) {
+    if (t.encoding != ir::Tensor::Encoding::External) return false;
+    p->set_data_location(::onnx::TensorProto::EXTERNAL);
+    auto add = [p](const std::string& key, const std::string& value) {
+      auto* e = p->add_external_data();
+      e->set_key(key);
+      e->set_value(value);
+    };
+    if (!t.external.entries.empty()) {
+      for (const auto& [key, value] : t.external.entries) add(key, value);
+    } else {
+      add("location", t.external.location);
+      if (t.external.offset) add("offset", std::to_string(t.external.offset));
+      if (t.external.length >= 0) add("length", std::to_string(t.external.length));
+    }
+    return true;
+  };
+  oxs::onnx::model_to_proto(model, &proto, to_proto);
   try {
     check_model_in_dir(proto, options.model_dir);
   } catch (const std::exception& e) {

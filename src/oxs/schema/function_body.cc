@@ -55,9 +55,6 @@ void check_opset(const OpSignature& sig, int64_t opset) {
   }
 }
 
-// proto_convert has no FunctionProto -> ir::Function entry point; a model
-// holding only the function converts it with the model's rules (attribute
-// references, opset imports, names) and costs one small copy.
 std::unique_ptr<ir::Function> to_ir(const OpSignature& sig, int64_t opset,
                                     ::onnx::FunctionProto proto) {
   if (proto.name().empty()) proto.set_name(sig.name);
@@ -66,18 +63,11 @@ std::unique_ptr<ir::Function> to_ir(const OpSignature& sig, int64_t opset,
     imp->set_domain(sig.domain);
     imp->set_version(opset);
   }
-  ::onnx::ModelProto model;
-  model.set_ir_version(8);
-  for (const auto& imp : proto.opset_import()) *model.add_opset_import() = imp;
-  model.mutable_graph()->set_name(sig.name + "_body_holder");
-  *model.add_functions() = std::move(proto);
   oxs::onnx::FromProtoContext ctx;
   ctx.file = "<function body of " + sig.display_name() + ">";
-  ir::Model m = oxs::onnx::model_from_proto(model, ctx);
-  if (m.functions.size() != 1 || !m.functions[0]) {
-    throw Error(ErrorKind::Internal, "function body of " + sig.display_name() + " was lost");
-  }
-  return std::move(m.functions[0]);
+  std::unique_ptr<ir::Function> f = oxs::onnx::function_from_proto(proto, ctx);
+  if (!f) throw Error(ErrorKind::Internal, "function body of " + sig.display_name() + " was lost");
+  return f;
 }
 
 const ::onnx::OpSchema& schema_for(const OpSignature& sig) {
