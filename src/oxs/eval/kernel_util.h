@@ -92,3 +92,8 @@ Tensor slice_tensor(const Tensor& x, const std::vector<int64_t>& start,
                     const std::vector<int64_t>& step, const Dims& od);
 Tensor expand_tensor(const Tensor& x, const Dims& od);
 }  // namespace oxs::eval
+
+namespace oxs::eval {
+// numpy matmul of two same-typed tensors (matmul.cc).
+Tensor matmul_tensors(const KernelContext& ctx, const Tensor& a, const Tensor& b);
+}  // namespace oxs::eval

@@ -1,9 +1,335 @@
+// MatMul, Gemm, MatMulInteger, QLinearMatMul, Det, Einsum. Float and double
+// go through OpenBLAS (gemm.h).
+#include <cblas.h>
+
+#include <cmath>
+#include <map>
+
+#include "oxs/eval/broadcast.h"
+#include "oxs/eval/gemm.h"
 #include "oxs/eval/kernel_util.h"
 
 namespace oxs::eval {
 
+void gemm_f32(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
+              int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
+  if (m == 0 || n == 0) return;
+  if (k == 0) {
+    for (int64_t i = 0; i < m; ++i) {
+      for (int64_t j = 0; j < n; ++j) c[i * ldc + j] = beta == 0 ? 0 : beta * c[i * ldc + j];
+    }
+    return;
+  }
+  cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,
+              blasint(m), blasint(n), blasint(k), alpha, a, blasint(lda), b, blasint(ldb), beta, c,
+              blasint(ldc));
+}
+
+void gemm_f64(bool ta, bool tb, int64_t m, int64_t n, int64_t k, double alpha, const double* a,
+              int64_t lda, const double* b, int64_t ldb, double beta, double* c, int64_t ldc) {
+  if (m == 0 || n == 0) return;
+  if (k == 0) {
+    for (int64_t i = 0; i < m; ++i) {
+      for (int64_t j = 0; j < n; ++j) c[i * ldc + j] = beta == 0 ? 0 : beta * c[i * ldc + j];
+    }
+    return;
+  }
+  cblas_dgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,
+              blasint(m), blasint(n), blasint(k), alpha, a, blasint(lda), b, blasint(ldb), beta, c,
+              blasint(ldc));
+}
+
+// Batched matmul with numpy semantics (1-D promotion, batch broadcasting).
+// A and B have element type T; the result has type O (= T, or int32 for
+// MatMulInteger, which passes zero-point-shifted int32 inputs).
+Tensor matmul_tensors(const KernelContext& ctx, const Tensor& a0, const Tensor& b0) {
+  Tensor a = a0, b = b0;
+  bool a1 = a.rank() == 1, b1 = b.rank() == 1;
+  if (a1) a = a.reshaped({1, a.dim(0)});
+  if (b1) b = b.reshaped({b.dim(0), 1});
+  if (a.rank() < 2 || b.rank() < 2) ctx.fail("inputs must have rank >= 1");
+  int64_t m = a.dim(a.rank() - 2), k = a.dim(a.rank() - 1);
+  int64_t k2 = b.dim(b.rank() - 2), n = b.dim(b.rank() - 1);
+  if (k != k2) {
+    ctx.fail("inner dimensions differ: " + dims_to_string(a0.dims()) + " x " +
+             dims_to_string(b0.dims()));
+  }
+  Dims ab(a.dims().begin(), a.dims().end() - 2), bb(b.dims().begin(), b.dims().end() - 2);
+  Dims batch = broadcast_shapes(ab, bb);
+  Dims od = batch;
+  od.push_back(m);
+  od.push_back(n);
+  Tensor out(a.dtype(), od);
+  int64_t nb = checked_numel(batch);
+  auto sa = broadcast_strides(ab, batch), sb = broadcast_strides(bb, batch);
+  auto bs = row_major_strides(batch);
+  dispatch_arith(a.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    const T* pa = a.data<T>();
+    const T* pb = b.data<T>();
+    T* po = out.mutable_data<T>();
+    for (int64_t i = 0; i < nb; ++i) {
+      int64_t ia = 0, ib = 0;
+      for (size_t d = 0; d < batch.size(); ++d) {
+        int64_t c = (i / bs[d]) % batch[d];
+        ia += c * sa[d];
+        ib += c * sb[d];
+      }
+      gemm<T>(false, false, m, n, k, 1, pa + ia * m * k, k, pb + ib * k * n, n, 0, po + i * m * n,
+              n);
+    }
+  });
+  Dims fd(batch);
+  if (!a1) fd.push_back(m);
+  if (!b1) fd.push_back(n);
+  return out.reshaped(fd);
+}
+
+namespace {
+
+void matmul_k(KernelContext& ctx) {
+  require_same_dtype(ctx, ctx.tensor(0), ctx.tensor(1));
+  ctx.set_output(0, matmul_tensors(ctx, ctx.tensor(0), ctx.tensor(1)));
+}
+
+void gemm_k(KernelContext& ctx) {
+  const Tensor& a = ctx.tensor(0);
+  const Tensor& b = ctx.tensor(1);
+  require_same_dtype(ctx, a, b);
+  if (a.rank() != 2 || b.rank() != 2) ctx.fail("A and B must be 2-D");
+  bool ta = ctx.attr_int("transA", 0) != 0, tb = ctx.attr_int("transB", 0) != 0;
+  float alpha = ctx.attr_float("alpha", 1.0f), beta = ctx.attr_float("beta", 1.0f);
+  int64_t m = ta ? a.dim(1) : a.dim(0), k = ta ? a.dim(0) : a.dim(1);
+  int64_t k2 = tb ? b.dim(1) : b.dim(0), n = tb ? b.dim(0) : b.dim(1);
+  if (k != k2) ctx.fail("inner dimensions differ");
+  const Tensor* c = ctx.optional_tensor(2);
+  Tensor out;
+  if (c && beta != 0) {
+    out = expand_tensor(*c, {m, n});
+  } else {
+    out = Tensor(a.dtype(), {m, n});
+    beta = 0;
+  }
+  dispatch_arith(a.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    using C = compute_t<T>;
+    gemm<T>(ta, tb, m, n, k, C(alpha), a.data<T>(), a.dim(1), b.data<T>(), b.dim(1), C(beta),
+            out.mutable_data<T>(), n);
+  });
+  ctx.set_output(0, out);
+}
+
+// x - zero_point as int32, zero point per tensor or per row/column.
+Tensor shift_to_int32(const KernelContext& ctx, const Tensor& x, const Tensor* zp,
+                      int axis_from_end) {
+  Tensor xi = cast_tensor(x, DataType::Int32);
+  if (!zp) return xi;
+  Tensor z = cast_tensor(*zp, DataType::Int32);
+  Tensor out(DataType::Int32, x.dims());
+  Dims zd = z.dims();
+  if (z.numel() > 1 && z.rank() == 1 && axis_from_end == 2) zd.push_back(1);  // per row of A
+  Tensor zr = z.reshaped(zd);
+  binary_broadcast<int32_t, int32_t, int32_t>(xi, zr, out,
+                                              [](int32_t v, int32_t w) { return v - w; });
+  return out;
+}
+
+void matmul_integer_k(KernelContext& ctx) {
+  Tensor a = shift_to_int32(ctx, ctx.tensor(0), ctx.optional_tensor(2), 2);
+  Tensor b = shift_to_int32(ctx, ctx.tensor(1), ctx.optional_tensor(3), 1);
+  ctx.set_output(0, matmul_tensors(ctx, a, b));
+}
+
+template <class T>
+T saturate(double v) {
+  double r = std::nearbyint(v);
+  r = std::max<double>(std::numeric_limits<T>::lowest(),
+                       std::min<double>(std::numeric_limits<T>::max(), r));
+  return T(r);
+}
+
+void qlinear_matmul_k(KernelContext& ctx) {
+  Tensor a = shift_to_int32(ctx, ctx.tensor(0), &ctx.tensor(2), 2);
+  Tensor b = shift_to_int32(ctx, ctx.tensor(3), &ctx.tensor(5), 1);
+  Tensor ab = matmul_tensors(ctx, a, b);
+  double sa = cast_tensor(ctx.tensor(1), DataType::Double).data<double>()[0];
+  double sb = cast_tensor(ctx.tensor(4), DataType::Double).data<double>()[0];
+  double sy = cast_tensor(ctx.tensor(6), DataType::Double).data<double>()[0];
+  double zy = cast_tensor(ctx.tensor(7), DataType::Double).data<double>()[0];
+  DataType odt = ctx.tensor(7).dtype();
+  Tensor& out = ctx.alloc_output(0, odt, ab.dims());
+  const int32_t* p = ab.data<int32_t>();
+  for (int64_t i = 0; i < ab.numel(); ++i) {
+    double v = double(p[i]) * sa * sb / sy + zy;
+    if (odt == DataType::Uint8) {
+      out.mutable_data<uint8_t>()[i] = saturate<uint8_t>(v);
+    } else {
+      out.mutable_data<int8_t>()[i] = saturate<int8_t>(v);
+    }
+  }
+}
+
+void det_k(KernelContext& ctx) {
+  const Tensor& x = ctx.tensor(0);
+  if (x.rank() < 2 || x.dim(x.rank() - 1) != x.dim(x.rank() - 2))
+    ctx.fail("input must be square matrices");
+  int64_t n = x.dim(x.rank() - 1);
+  Dims od(x.dims().begin(), x.dims().end() - 2);
+  Tensor& out = ctx.alloc_output(0, x.dtype(), od);
+  int64_t mats = checked_numel(od);
+  dispatch_float(x.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    const T* px = x.data<T>();
+    std::vector<double> a(size_t(n * n));
+    for (int64_t m = 0; m < mats; ++m) {
+      for (int64_t i = 0; i < n * n; ++i) a[size_t(i)] = double(compute_t<T>(px[m * n * n + i]));
+      double det = 1;
+      for (int64_t c = 0; c < n; ++c) {
+        int64_t piv = c;
+        for (int64_t r = c + 1; r < n; ++r) {
+          if (std::abs(a[size_t(r * n + c)]) > std::abs(a[size_t(piv * n + c)])) piv = r;
+        }
+        if (a[size_t(piv * n + c)] == 0) {
+          det = 0;
+          break;
+        }
+        if (piv != c) {
+          for (int64_t j = 0; j < n; ++j) std::swap(a[size_t(c * n + j)], a[size_t(piv * n + j)]);
+          det = -det;
+        }
+        det *= a[size_t(c * n + c)];
+        for (int64_t r = c + 1; r < n; ++r) {
+          double f = a[size_t(r * n + c)] / a[size_t(c * n + c)];
+          for (int64_t j = c; j < n; ++j) a[size_t(r * n + j)] -= f * a[size_t(c * n + j)];
+        }
+      }
+      out.mutable_data<T>()[m] = T(compute_t<T>(det));
+    }
+  });
+}
+
+// Einsum by direct summation over all index values (a reference, not fast).
+void einsum_k(KernelContext& ctx) {
+  std::string eq = ctx.attr_string("equation");
+  eq.erase(std::remove(eq.begin(), eq.end(), ' '), eq.end());
+  std::string lhs = eq, rhs;
+  bool has_rhs = false;
+  if (auto p = eq.find("->"); p != std::string::npos) {
+    lhs = eq.substr(0, p);
+    rhs = eq.substr(p + 2);
+    has_rhs = true;
+  }
+  std::vector<std::string> terms;
+  {
+    std::string cur;
+    for (char c : lhs) {
+      if (c == ',') {
+        terms.push_back(cur);
+        cur.clear();
+      } else {
+        cur += c;
+      }
+    }
+    terms.push_back(cur);
+  }
+  if (terms.size() != ctx.num_inputs()) ctx.fail("equation has the wrong number of operands");
+  // Expand "..." into letters not used elsewhere.
+  std::string ell_letters;
+  {
+    size_t ell = 0;
+    for (size_t t = 0; t < terms.size(); ++t) {
+      if (terms[t].find("...") != std::string::npos) {
+        ell = std::max(ell, ctx.tensor(t).rank() - (terms[t].size() - 3));
+      }
+    }
+    for (char c = 'A'; ell_letters.size() < ell && c <= 'Z'; ++c) {
+      if (eq.find(c) == std::string::npos) ell_letters += c;
+    }
+    for (size_t t = 0; t < terms.size(); ++t) {
+      auto p = terms[t].find("...");
+      if (p == std::string::npos) continue;
+      size_t n = ctx.tensor(t).rank() - (terms[t].size() - 3);
+      terms[t].replace(p, 3, ell_letters.substr(ell_letters.size() - n));
+    }
+    if (has_rhs) {
+      auto p = rhs.find("...");
+      if (p != std::string::npos) rhs.replace(p, 3, ell_letters);
+    }
+  }
+  std::map<char, int64_t> size;
+  std::map<char, int> count;
+  for (size_t t = 0; t < terms.size(); ++t) {
+    const Tensor& x = ctx.tensor(t);
+    if (terms[t].size() != x.rank())
+      ctx.fail("operand " + std::to_string(t) + " rank does not match the equation");
+    for (size_t i = 0; i < terms[t].size(); ++i) {
+      char c = terms[t][i];
+      auto it = size.find(c);
+      if (it != size.end() && it->second != x.dim(i) && it->second != 1 && x.dim(i) != 1) {
+        ctx.fail(std::string("dimension of '") + c + "' differs between operands");
+      }
+      size[c] = std::max(size.count(c) ? size[c] : 0, x.dim(i));
+      ++count[c];
+    }
+  }
+  if (!has_rhs) {
+    rhs = ell_letters;
+    for (auto& [c, n] : count) {
+      if (n == 1 && ell_letters.find(c) == std::string::npos) rhs += c;
+    }
+  }
+  std::string letters = rhs;
+  for (auto& [c, n] : size) {
+    if (rhs.find(c) == std::string::npos) letters += c;
+  }
+  Dims od;
+  for (char c : rhs) od.push_back(size[c]);
+  Tensor& out = ctx.alloc_output(0, ctx.tensor(0).dtype(), od);
+  std::vector<int64_t> dims;
+  for (char c : letters) dims.push_back(size[c]);
+  // Strides of each operand over `letters` (0 for letters it lacks or size-1 dims).
+  std::vector<std::vector<int64_t>> st(terms.size(), std::vector<int64_t>(letters.size(), 0));
+  for (size_t t = 0; t < terms.size(); ++t) {
+    auto rs = row_major_strides(ctx.tensor(t).dims());
+    for (size_t i = 0; i < terms[t].size(); ++i) {
+      if (ctx.tensor(t).dim(i) == 1) continue;
+      st[t][letters.find(terms[t][i])] += rs[i];
+    }
+  }
+  int64_t total = 1;
+  for (int64_t d : dims) total *= d;
+  int64_t inner = 1;
+  for (size_t i = rhs.size(); i < letters.size(); ++i) inner *= dims[i];
+  dispatch_arith(out.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    using C = compute_t<T>;
+    T* po = out.mutable_data<T>();
+    std::vector<int64_t> idx(letters.size(), 0);
+    for (int64_t o = 0; o < total; ++o) {
+      C prod = 1;
+      for (size_t t = 0; t < terms.size(); ++t) {
+        int64_t off = 0;
+        for (size_t i = 0; i < letters.size(); ++i) off += idx[i] * st[t][i];
+        prod = wrap_mul(prod, C(ctx.tensor(t).data<T>()[off]));
+      }
+      po[o / inner] = T(wrap_add(C(po[o / inner]), prod));
+      for (size_t i = letters.size(); i-- > 0;) {
+        if (++idx[i] < dims[i]) break;
+        idx[i] = 0;
+      }
+    }
+  });
+}
+
+}  // namespace
+
 void register_matmul_kernels(KernelRegistry& r) {
-  (void)r;
+  r.add("", "MatMul", 1, matmul_k);
+  r.add("", "Gemm", 1, gemm_k);
+  r.add("", "MatMulInteger", 10, matmul_integer_k);
+  r.add("", "QLinearMatMul", 10, qlinear_matmul_k);
+  r.add("", "Det", 11, det_k);
+  r.add("", "Einsum", 12, einsum_k);
 }
 
 }  // namespace oxs::eval

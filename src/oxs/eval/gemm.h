@@ -1,0 +1,51 @@
+// C = alpha * op(A) * op(B) + beta * C (row-major) for every element type:
+// OpenBLAS for float and double, plain loops (accumulating in the compute
+// type, wrapping integers) for the rest. Shared by MatMul, Gemm and Conv.
+#pragma once
+
+#include <cstdint>
+
+#include "oxs/eval/dispatch.h"
+
+namespace oxs::eval {
+
+void gemm_f32(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
+              int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc);
+void gemm_f64(bool ta, bool tb, int64_t m, int64_t n, int64_t k, double alpha, const double* a,
+              int64_t lda, const double* b, int64_t ldb, double beta, double* c, int64_t ldc);
+
+template <class T>
+void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, compute_t<T> alpha, const T* a,
+          int64_t lda, const T* b, int64_t ldb, compute_t<T> beta, T* c, int64_t ldc) {
+  if constexpr (std::is_same_v<T, float>) {
+    gemm_f32(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+  } else if constexpr (std::is_same_v<T, double>) {
+    gemm_f64(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+  } else {
+    using C = compute_t<T>;
+    for (int64_t i = 0; i < m; ++i) {
+      for (int64_t j = 0; j < n; ++j) {
+        C acc = 0;
+        for (int64_t p = 0; p < k; ++p) {
+          C x = C(ta ? a[p * lda + i] : a[i * lda + p]);
+          C y = C(tb ? b[j * ldb + p] : b[p * ldb + j]);
+          if constexpr (std::is_integral_v<C>) {
+            using U = std::make_unsigned_t<C>;
+            acc = C(U(acc) + U(x) * U(y));
+          } else {
+            acc += x * y;
+          }
+        }
+        C prev = beta == C(0) ? C(0) : C(c[i * ldc + j]);
+        if constexpr (std::is_integral_v<C>) {
+          using U = std::make_unsigned_t<C>;
+          c[i * ldc + j] = T(C(U(alpha) * U(acc) + U(beta) * U(prev)));
+        } else {
+          c[i * ldc + j] = T(alpha * acc + beta * prev);
+        }
+      }
+    }
+  }
+}
+
+}  // namespace oxs::eval
