@@ -1,0 +1,54 @@
+// The ONNX Script compiler: a .py file written in onnxscript's Python subset
+// becomes an ONNX model (ir::Model). The entry function becomes the model's
+// graph, typed from its annotations; every script function it calls becomes a
+// model-local function (or is inlined). Errors are collected, not thrown one
+// at a time: every independent problem of a file is reported in one run, each
+// as `file:line:col: error[E03xx]: message` with the source line, a caret
+// and a hint (see diagnostics.h, convert_codes.h).
+//
+// This is the script room's public API for the converter; it must not print
+// or touch files (the CLI does), and it never crashes or hangs on bad input.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "oxs/ir/model.h"
+#include "oxs/script/diagnostics.h"
+#include "oxs/script/source.h"
+
+namespace oxs::script {
+
+struct CompileOptions {
+  // The function that becomes the model graph; default: the last function
+  // decorated with @script() in the file.
+  std::string entry;
+  // Retargets every ai.onnx opset the script imports (opset15, opset18, ...)
+  // to this version; ops are then validated against it. Default: the
+  // version the script imports (or the newest known when it imports none).
+  std::optional<int64_t> opset;
+  // Inline every call of a model-local function into the graph.
+  bool inline_functions = false;
+  // A model holding only the function library: every @script() function of
+  // the file as a model-local function, and an empty graph.
+  bool functions_only = false;
+  // Errors reported before giving up.
+  size_t max_errors = 100;
+};
+
+struct CompileResult {
+  std::optional<ir::Model> model;  // set when there are no errors
+  std::vector<Diagnostic> diagnostics;
+  bool ok() const { return model.has_value(); }
+};
+
+// Compiles `source`; never throws for problems in the source.
+CompileResult compile_source(const SourceFile& source, const CompileOptions& options = {});
+
+// Compiles `source` and returns the model, or throws oxs::Error (kind Invalid)
+// whose message holds every diagnostic, rendered.
+ir::Model compile(const SourceFile& source, const CompileOptions& options = {});
+
+}  // namespace oxs::script
