@@ -114,6 +114,20 @@ TEST(Infer, DataPropagationThroughGather) {
   EXPECT_EQ(r->output(0)->type().to_string(), "float[B,7,5]");
 }
 
+TEST(Infer, FullyKnownPropagatedValuesActAsConstants) {
+  Fixture f;
+  auto* x = f.input("x", Type::tensor(DataType::Float, Shape{2, 3}));
+  auto* y = f.input("y", Type::tensor(DataType::Float, Shape{1, 3}));
+  auto* s = f.node("Shape", {x});
+  auto* e = f.node("Expand", {y, s->output(0)});
+  auto* g = f.node("Gather", {s->output(0), f.ints("one", {1}, /*scalar=*/true)});
+  auto* t = f.node("Unsqueeze", {g->output(0), f.ints("ax", {0})});
+  auto* c = f.node("ConstantOfShape", {t->output(0)});
+  run(f.m);
+  EXPECT_EQ(e->output(0)->type().to_string(), "float[2,3]");
+  EXPECT_EQ(c->output(0)->type().to_string(), "float[3]");
+}
+
 TEST(Infer, UnrankedAndUntypedInputsDoNotBreakPropagation) {
   for (Type t : {Type::tensor(DataType::Float), Type()}) {
     Fixture f;

@@ -154,6 +154,30 @@ const ::onnx::TensorProto* Inferencer::Impl::tensor_proto(const ir::Value* v) {
   if (c && c->stored_size() <= kMaxBytes && c->strings.size() <= 4096) {
     p = std::make_unique<::onnx::TensorProto>();
     onnx::tensor_to_proto(*c, p.get());
+  } else if (!c) {
+    // A value computed by data propagation with every element known (say
+    // Shape(x)[1] of a static dim) is as good as a constant.
+    auto it = shape_data.find(v);
+    const ir::Type& t = v->type();
+    bool int_tensor = t.is_tensor() && (t.elem_type() == ir::DataType::Int64 ||
+                                        t.elem_type() == ir::DataType::Int32);
+    if (it != shape_data.end() && int_tensor && t.shape() && t.shape()->rank() <= 1) {
+      const auto& tsp = it->second;
+      bool known = true;
+      for (const auto& d : tsp.dim()) known = known && d.has_dim_value();
+      if (known && (t.shape()->rank() == 1 || tsp.dim_size() == 1)) {
+        p = std::make_unique<::onnx::TensorProto>();
+        p->set_data_type(static_cast<int32_t>(t.elem_type()));
+        if (t.shape()->rank() == 1) p->add_dims(tsp.dim_size());
+        for (const auto& d : tsp.dim()) {
+          if (t.elem_type() == ir::DataType::Int64) {
+            p->add_int64_data(d.dim_value());
+          } else {
+            p->add_int32_data(static_cast<int32_t>(d.dim_value()));
+          }
+        }
+      }
+    }
   }
   auto* raw = p.get();
   tensor_protos.emplace(v, std::move(p));
