@@ -37,5 +37,14 @@ TEST(CliInfo, Mlp) {
   EXPECT_TRUE(contains(out, "  external:   0 tensors, 0 B\n")) << out;
 }
 
+TEST(CliInfo, CountsNodesOfSubgraphs) {
+  // libonnx's Loop test: one Loop whose body holds 9 nodes.
+  RunResult r = run_oxs({"info", "/usr/share/libonnx-testdata/data/node/test_loop11/model.onnx"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(contains(r.out, "nodes:        10 (9 in 1 subgraph)\n")) << r.out;
+  EXPECT_TRUE(std::regex_search(r.out, std::regex("\n  Loop +1\n"))) << r.out;
+  EXPECT_TRUE(contains(r.out, "initializers: 0 (0 parameters, 0 B)\n")) << r.out;
+}
+
 }  // namespace
 }  // namespace oxs::testing

@@ -41,5 +41,14 @@ TEST(CliPrint, Options) {
   EXPECT_TRUE(contains(r.out, "# A tiny classifier")) << r.out;
 }
 
+TEST(CliPrint, SubgraphsAreIndented) {
+  RunResult r = run_oxs({"print", "/usr/share/libonnx-testdata/data/node/test_loop11/model.onnx"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(
+      contains(r.out, "= Loop(%trip_count, %cond, %y)\n      body: graph \"loop_body\" {\n"))
+      << r.out;
+  EXPECT_TRUE(contains(r.out, "\n        %cond_out: bool[] = Identity(%cond_in)")) << r.out;
+}
+
 }  // namespace
 }  // namespace oxs::testing

@@ -83,9 +83,9 @@ int run_info(const std::string& path) {
   }
   const int64_t in_subgraphs = total - static_cast<int64_t>(g.num_nodes());
   fmt::print("nodes:        {}{}\n", grouped(total),
-             in_subgraphs
-                 ? fmt::format(" ({} in {} subgraphs)", grouped(in_subgraphs), graphs.size() - 1)
-                 : "");
+             in_subgraphs ? fmt::format(" ({} in {} subgraph{})", grouped(in_subgraphs),
+                                        graphs.size() - 1, graphs.size() == 2 ? "" : "s")
+                          : "");
   std::vector<std::pair<std::string, int64_t>> ops(per_op.begin(), per_op.end());
   std::stable_sort(ops.begin(), ops.end(),
                    [](const auto& a, const auto& b) { return a.second > b.second; });

@@ -1,0 +1,122 @@
+// Builder benchmark driver (bench/builder.sh runs it): builds an n-node graph
+// through the Builder with checks and inference on, saves it, then loads the
+// same file and runs whole-model inference on it, in the same process. One
+// machine-readable line per phase:
+//   <phase> nodes=<n> wall_s=<s> cpu_s=<s> ns_per_node=<cpu ns> rss_mb=<delta>
+// RSS deltas are from /proc/self/statm (resident pages), so they count what
+// the phase still holds, not transient peaks. Not a test: it only measures.
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "oxs/onnx/model_io.h"
+#include "oxs/opsets.h"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using oxs::Var;
+using oxs::ir::DataType;
+
+double cpu_seconds() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+         static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) * 1e-6;
+}
+
+double rss_mb() {
+  std::ifstream f("/proc/self/statm");
+  long pages = 0, resident = 0;
+  f >> pages >> resident;
+  return static_cast<double>(resident) * static_cast<double>(sysconf(_SC_PAGESIZE)) / 1048576.0;
+}
+
+struct Phase {
+  const char* name;
+  size_t nodes;
+  Clock::time_point wall = Clock::now();
+  double cpu = cpu_seconds();
+  double rss = rss_mb();
+  void report() const {
+    double w = std::chrono::duration<double>(Clock::now() - wall).count();
+    double c = cpu_seconds() - cpu;
+    std::printf("%s nodes=%zu wall_s=%.4f cpu_s=%.4f ns_per_node=%.1f rss_mb=%.1f\n", name, nodes,
+                w, c, c * 1e9 / static_cast<double>(nodes), rss_mb() - rss);
+    std::fflush(stdout);
+  }
+};
+
+// x: float[N,64] -> a chain cycling through Add(const), Relu, Mul(const),
+// Sigmoid, Sub(y, x) and a Reshape by a shape computed from Shape(y) every
+// 1000 nodes (data propagation). Constants repeat, so dedup keeps them few.
+oxs::ir::Model build(size_t n) {
+  oxs::Builder b;
+  oxs::opset17 op(b);
+  Var x = b.input("x", DataType::Float, oxs::builder::shape({"N", 64}));
+  Var y = x;
+  Var target = b.constant(std::vector<int64_t>{-1, 64});
+  size_t made = 0;
+  while (made < n) {
+    switch (made % 6) {
+      case 0: y = y + 0.5; made += 1; break;  // Add (constant deduped after the first)
+      case 1: y = op.Relu(y); made += 1; break;
+      case 2: y = y * 2.0; made += 1; break;
+      case 3: y = op.Sigmoid(y); made += 1; break;
+      case 4: y = y - x; made += 1; break;
+      case 5:
+        if (made % 1000 < 6 && made + 4 <= n) {
+          Var s = op.Shape(y);
+          Var first = op.Gather(s, b.constant(std::vector<int64_t>{0}));
+          y = op.Reshape(y, op.Concat({first, b.constant(std::vector<int64_t>{64})}, {.axis = 0}));
+          made += 4;
+        } else {
+          y = op.Reshape(y, target);
+          made += 1;
+        }
+        break;
+    }
+  }
+  b.output(y, "y");
+  return b.finish();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) try {
+  if (argc != 3) {
+    std::fprintf(stderr, "usage: oxs_builder_bench NODES OUT_DIR\n");
+    return 2;
+  }
+  size_t n = std::stoul(argv[1]);
+  std::string path = std::string(argv[2]) + "/builder_" + std::to_string(n) + ".onnx";
+  {
+    Phase build_phase{"build", n};
+    oxs::ir::Model m = build(n);
+    build_phase.report();
+    if (m.graph->num_nodes() != n) {
+      std::fprintf(stderr, "built %zu nodes, expected %zu\n", m.graph->num_nodes(), n);
+      return 1;
+    }
+    Phase save_phase{"save", n};
+    oxs::onnx::save(m, path);
+    save_phase.report();
+  }
+  {
+    Phase load_phase{"load", n};
+    oxs::ir::Model m = oxs::onnx::load(path);
+    load_phase.report();
+    Phase infer_phase{"infer_run", n};
+    oxs::infer::run(m);
+    infer_phase.report();
+  }
+  return 0;
+} catch (const oxs::Error& e) {
+  std::fprintf(stderr, "error: %s\n", e.describe().c_str());
+  return 1;
+}
