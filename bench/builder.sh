@@ -27,7 +27,9 @@ section=$(mktemp)
   echo "Machine: $(nproc) cores ($(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)), $(free -g | awk '/Mem:/{print $2}') GiB RAM,"
   echo "$(uname -sr), load average at start: $(cut -d' ' -f1-3 /proc/loadavg)."
   echo "The machine is shared with other builds, so CPU time (user+system, getrusage) is the"
-  echo "steadier figure. RSS is the growth of resident memory over the phase (/proc/self/statm)."
+  echo "steadier figure. Memory is the growth of malloc'd bytes in use over the phase (mallinfo2):"
+  echo "what the built (or loaded) model holds; a loaded file carries no value types, so the"
+  echo "types that infer::run then adds are listed apart."
   echo
   echo "Graph: x: float[N,64] through a chain cycling Add(x, 0.5), Relu, Mul(x, 2.0), Sigmoid,"
   echo "Sub(y, x) and Reshape; every 1000 nodes the Reshape target is computed as"
@@ -38,8 +40,8 @@ section=$(mktemp)
   echo
   echo "Command: \`$BIN N $OUT\` for N in 10000 100000 1000000."
   echo
-  echo "| nodes | build CPU (wall) | build CPU/node | build RSS/node | load CPU (wall) | load CPU/node | load RSS/node | infer::run CPU/node |"
-  echo "|---:|---:|---:|---:|---:|---:|---:|---:|"
+  echo "| nodes | build CPU (wall) | build CPU/node | built model heap/node | load CPU (wall) | load CPU/node | loaded model heap/node | infer::run CPU/node | + types heap/node |"
+  echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
   for n in 10000 100000 1000000; do
     best=""
     bestcpu=""
@@ -51,12 +53,12 @@ section=$(mktemp)
     b=$(echo "$best" | grep '^build ')
     l=$(echo "$best" | grep '^load ')
     i=$(echo "$best" | grep '^infer_run ')
-    printf '| %s | %s s (%s s) | %s ns | %s B | %s s (%s s) | %s ns | %s B | %s ns |\n' "$n" \
+    per_node() { awk "BEGIN{printf \"%.0f\", $(echo "$1" | field heap_mb) * 1048576 / $n}"; }
+    printf '| %s | %s s (%s s) | %s ns | %s B | %s s (%s s) | %s ns | %s B | %s ns | %s B |\n' "$n" \
       "$(echo "$b" | field cpu_s)" "$(echo "$b" | field wall_s)" "$(echo "$b" | field ns_per_node)" \
-      "$(awk "BEGIN{printf \"%.0f\", $(echo "$b" | field rss_mb) * 1048576 / $n}")" \
+      "$(per_node "$b")" \
       "$(echo "$l" | field cpu_s)" "$(echo "$l" | field wall_s)" "$(echo "$l" | field ns_per_node)" \
-      "$(awk "BEGIN{printf \"%.0f\", $(echo "$l" | field rss_mb) * 1048576 / $n}")" \
-      "$(echo "$i" | field ns_per_node)"
+      "$(per_node "$l")" "$(echo "$i" | field ns_per_node)" "$(per_node "$i")"
   done
   echo
 } > "$section"

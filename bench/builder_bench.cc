@@ -3,8 +3,10 @@
 // same file and runs whole-model inference on it, in the same process. One
 // machine-readable line per phase:
 //   <phase> nodes=<n> wall_s=<s> cpu_s=<s> ns_per_node=<cpu ns> rss_mb=<delta>
-// RSS deltas are from /proc/self/statm (resident pages), so they count what
-// the phase still holds, not transient peaks. Not a test: it only measures.
+//   ... heap_mb=<delta of malloc'd bytes in use> rss_mb=<delta of resident>
+// The heap delta (mallinfo2) is what the phase's result holds; RSS also counts
+// freed-but-kept memory and reuse of memory freed earlier. Not a test.
+#include <malloc.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -30,6 +32,10 @@ double cpu_seconds() {
          static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) * 1e-6;
 }
 
+double heap_mb() {
+  return static_cast<double>(mallinfo2().uordblks) / 1048576.0;
+}
+
 double rss_mb() {
   std::ifstream f("/proc/self/statm");
   long pages = 0, resident = 0;
@@ -43,11 +49,13 @@ struct Phase {
   Clock::time_point wall = Clock::now();
   double cpu = cpu_seconds();
   double rss = rss_mb();
+  double heap = heap_mb();
   void report() const {
     double w = std::chrono::duration<double>(Clock::now() - wall).count();
     double c = cpu_seconds() - cpu;
-    std::printf("%s nodes=%zu wall_s=%.4f cpu_s=%.4f ns_per_node=%.1f rss_mb=%.1f\n", name, nodes,
-                w, c, c * 1e9 / static_cast<double>(nodes), rss_mb() - rss);
+    std::printf("%s nodes=%zu wall_s=%.4f cpu_s=%.4f ns_per_node=%.1f heap_mb=%.1f rss_mb=%.1f\n",
+                name, nodes, w, c, c * 1e9 / static_cast<double>(nodes), heap_mb() - heap,
+                rss_mb() - rss);
     std::fflush(stdout);
   }
 };
@@ -64,11 +72,26 @@ oxs::ir::Model build(size_t n) {
   size_t made = 0;
   while (made < n) {
     switch (made % 6) {
-      case 0: y = y + 0.5; made += 1; break;  // Add (constant deduped after the first)
-      case 1: y = op.Relu(y); made += 1; break;
-      case 2: y = y * 2.0; made += 1; break;
-      case 3: y = op.Sigmoid(y); made += 1; break;
-      case 4: y = y - x; made += 1; break;
+      case 0:
+        y = y + 0.5;
+        made += 1;
+        break;  // Add (constant deduped after the first)
+      case 1:
+        y = op.Relu(y);
+        made += 1;
+        break;
+      case 2:
+        y = y * 2.0;
+        made += 1;
+        break;
+      case 3:
+        y = op.Sigmoid(y);
+        made += 1;
+        break;
+      case 4:
+        y = y - x;
+        made += 1;
+        break;
       case 5:
         if (made % 1000 < 6 && made + 4 <= n) {
           Var s = op.Shape(y);
