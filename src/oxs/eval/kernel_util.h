@@ -15,7 +15,8 @@ namespace oxs::eval {
 // Axis in [-rank, rank) (or [-rank-1, rank] with `inclusive`) to [0, rank).
 int64_t normalize_axis(const KernelContext& ctx, int64_t axis, int64_t rank,
                        bool inclusive = false);
-// A copy of `t` converted to `to` (Cast semantics: saturating nothing,
+// `t` converted to `to` (shares t's buffer when the type is already `to`:
+// clone() before writing). Cast semantics: saturating nothing,
 // numpy-like conversions; strings parse/print numbers).
 Tensor cast_tensor(const Tensor& t, DataType to);
 // Same element type check with a clear message.

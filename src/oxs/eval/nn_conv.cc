@@ -218,7 +218,7 @@ void conv_k(KernelContext& ctx) {
 
 void conv_integer_k(KernelContext& ctx) {
   auto shifted = [&](size_t i, size_t zp) {
-    Tensor t = cast_tensor(ctx.tensor(i), DataType::Int32);
+    Tensor t = cast_tensor(ctx.tensor(i), DataType::Int32).clone();  // modified below
     if (const Tensor* z = ctx.optional_tensor(zp)) {
       int32_t zv = cast_tensor(*z, DataType::Int32).data<int32_t>()[0];
       int32_t* p = t.mutable_data<int32_t>();
