@@ -1,9 +1,171 @@
+// Control flow: If, Loop, Scan. Bodies run through the executor
+// (KernelContext::run_subgraph) and see the enclosing scopes' values.
 #include "oxs/eval/kernel_util.h"
 
 namespace oxs::eval {
 
+namespace {
+
+void if_k(KernelContext& ctx) {
+  const Tensor& c = ctx.tensor(0);
+  if (c.numel() != 1) ctx.fail("cond must have one element");
+  bool cond = cast_tensor(c, DataType::Bool).data<bool>()[0];
+  const ir::Graph& g = ctx.attr_graph(cond ? "then_branch" : "else_branch");
+  std::vector<Value> outs = ctx.run_subgraph(g, {});
+  if (outs.size() < ctx.num_outputs()) ctx.fail("branch has fewer outputs than the node");
+  for (size_t i = 0; i < ctx.num_outputs(); ++i) ctx.set_output(i, std::move(outs[i]));
+}
+
+// Stacks per-iteration tensors along a new axis `axis` (0 for Loop).
+Tensor stack(const KernelContext& ctx, const std::vector<Tensor>& parts, int64_t axis,
+             const ir::Type& type) {
+  if (parts.empty()) {
+    DataType dt = type.is_tensor() ? type.elem_type() : DataType::Float;
+    if (dt == DataType::Undefined) dt = DataType::Float;
+    Dims d{0};
+    if (type.is_tensor() && type.shape()) {
+      for (const auto& dim : type.shape()->dims()) d.push_back(dim.is_known() ? dim.value() : 0);
+    }
+    return Tensor(dt, d);
+  }
+  std::vector<Tensor> expanded;
+  std::vector<const Tensor*> ptrs;
+  for (const Tensor& p : parts) {
+    if (p.dims() != parts[0].dims()) ctx.fail("scan outputs of different shapes cannot be stacked");
+    Dims d = p.dims();
+    d.insert(d.begin() + axis, 1);
+    expanded.push_back(p.reshaped(d));
+  }
+  for (const Tensor& e : expanded) ptrs.push_back(&e);
+  return concat_tensors(ptrs, axis);
+}
+
+void loop_k(KernelContext& ctx) {
+  const ir::Graph& body = ctx.attr_graph("body");
+  int64_t max_trip = std::numeric_limits<int64_t>::max();
+  if (const Tensor* m = ctx.optional_tensor(0)) max_trip = m->scalar_int();
+  bool cond = true;
+  if (const Tensor* c = ctx.optional_tensor(1))
+    cond = cast_tensor(*c, DataType::Bool).data<bool>()[0];
+  size_t n_carried = ctx.num_inputs() >= 2 ? ctx.num_inputs() - 2 : 0;
+  if (body.inputs().size() != n_carried + 2) ctx.fail("body must take 2 + N inputs");
+  size_t n_scan = body.outputs().size() - 1 - n_carried;
+  std::vector<Value> carried;
+  for (size_t i = 0; i < n_carried; ++i) carried.push_back(ctx.input(i + 2));
+  std::vector<std::vector<Tensor>> scans(n_scan);
+  std::vector<std::vector<Value>> scan_seq(n_scan);
+  for (int64_t it = 0; it < max_trip && cond; ++it) {
+    std::vector<Value> in;
+    in.push_back(Tensor::of<int64_t>(DataType::Int64, {}, std::vector<int64_t>{it}));
+    in.push_back(Tensor::of<bool>(DataType::Bool, {}, std::span<const bool>(&cond, 1)));
+    for (auto& v : carried) in.push_back(v);
+    std::vector<Value> out = ctx.run_subgraph(body, in);
+    cond = cast_tensor(out[0].tensor(), DataType::Bool).data<bool>()[0];
+    for (size_t i = 0; i < n_carried; ++i) carried[i] = std::move(out[1 + i]);
+    for (size_t i = 0; i < n_scan; ++i) {
+      Value& v = out[1 + n_carried + i];
+      if (v.is_tensor()) {
+        scans[i].push_back(v.tensor());
+      } else {
+        scan_seq[i].push_back(v);
+      }
+    }
+  }
+  for (size_t i = 0; i < n_carried; ++i) ctx.set_output(i, carried[i]);
+  for (size_t i = 0; i < n_scan; ++i) {
+    if (!scan_seq[i].empty()) {
+      ctx.set_output(n_carried + i, Value::sequence(scan_seq[i]));
+    } else {
+      ctx.set_output(n_carried + i,
+                     stack(ctx, scans[i], 0, body.outputs()[1 + n_carried + i]->type()));
+    }
+  }
+}
+
+void scan_k(KernelContext& ctx) {
+  const ir::Graph& body = ctx.attr_graph("body");
+  int64_t m = ctx.attr_int("num_scan_inputs", 0);
+  bool v8 = ctx.opset() < 9;
+  size_t first = v8 ? 1 : 0;  // Scan-8 takes sequence_lens first and a batch axis
+  size_t total = ctx.num_inputs() - first;
+  size_t n_state = total - size_t(m);
+  size_t n_scan_out = body.outputs().size() - n_state;
+  std::vector<int64_t> in_axes =
+      ctx.attr_ints("scan_input_axes", std::vector<int64_t>(size_t(m), 0));
+  std::vector<int64_t> in_dirs = ctx.attr_ints(v8 ? "directions" : "scan_input_directions",
+                                               std::vector<int64_t>(size_t(m), 0));
+  std::vector<int64_t> out_axes =
+      ctx.attr_ints("scan_output_axes", std::vector<int64_t>(n_scan_out, 0));
+  std::vector<int64_t> out_dirs =
+      ctx.attr_ints("scan_output_directions", std::vector<int64_t>(n_scan_out, 0));
+  int64_t batch = 1;
+  if (v8) batch = ctx.tensor(first).dim(0);
+  std::vector<std::vector<Tensor>> final_states(n_state), final_scans(n_scan_out);
+  for (int64_t b = 0; b < batch; ++b) {
+    auto take_batch = [&](const Tensor& t) {
+      if (!v8) return t;
+      Dims d(t.dims().begin() + 1, t.dims().end());
+      std::vector<int64_t> start(t.rank(), 0), step(t.rank(), 1);
+      start[0] = b;
+      Dims od = t.dims();
+      od[0] = 1;
+      return slice_tensor(t, start, step, od).reshaped(d);
+    };
+    std::vector<Value> state;
+    for (size_t i = 0; i < n_state; ++i) state.push_back(take_batch(ctx.tensor(first + i)));
+    std::vector<Tensor> xs;
+    std::vector<int64_t> axes;
+    int64_t len = -1;
+    for (int64_t j = 0; j < m; ++j) {
+      Tensor x = take_batch(ctx.tensor(first + n_state + size_t(j)));
+      int64_t a = v8 ? 0 : normalize_axis(ctx, in_axes[size_t(j)], int64_t(x.rank()));
+      if (len >= 0 && x.dim(size_t(a)) != len) ctx.fail("scan inputs differ in length");
+      len = x.dim(size_t(a));
+      xs.push_back(x);
+      axes.push_back(a);
+    }
+    if (len < 0) len = 0;
+    std::vector<std::vector<Tensor>> outs(n_scan_out);
+    for (int64_t t = 0; t < len; ++t) {
+      std::vector<Value> in = state;
+      for (int64_t j = 0; j < m; ++j) {
+        const Tensor& x = xs[size_t(j)];
+        int64_t a = axes[size_t(j)];
+        int64_t k = in_dirs[size_t(j)] ? len - 1 - t : t;
+        std::vector<int64_t> start(x.rank(), 0), step(x.rank(), 1);
+        start[size_t(a)] = k;
+        Dims od = x.dims();
+        od[size_t(a)] = 1;
+        Dims sq = x.dims();
+        sq.erase(sq.begin() + a);
+        in.push_back(slice_tensor(x, start, step, od).reshaped(sq));
+      }
+      std::vector<Value> out = ctx.run_subgraph(body, in);
+      for (size_t i = 0; i < n_state; ++i) state[i] = out[i];
+      for (size_t i = 0; i < n_scan_out; ++i) outs[i].push_back(out[n_state + i].tensor());
+    }
+    for (size_t i = 0; i < n_state; ++i) final_states[i].push_back(state[i].tensor());
+    for (size_t i = 0; i < n_scan_out; ++i) {
+      if (out_dirs[i]) std::reverse(outs[i].begin(), outs[i].end());
+      int64_t r = outs[i].empty() ? 1 : int64_t(outs[i][0].rank()) + 1;
+      int64_t a = v8 ? 0 : normalize_axis(ctx, out_axes[i], r);
+      final_scans[i].push_back(stack(ctx, outs[i], a, body.outputs()[n_state + i]->type()));
+    }
+  }
+  for (size_t i = 0; i < n_state; ++i) {
+    ctx.set_output(i, v8 ? stack(ctx, final_states[i], 0, {}) : final_states[i][0]);
+  }
+  for (size_t i = 0; i < n_scan_out; ++i) {
+    ctx.set_output(n_state + i, v8 ? stack(ctx, final_scans[i], 0, {}) : final_scans[i][0]);
+  }
+}
+
+}  // namespace
+
 void register_control_kernels(KernelRegistry& r) {
-  (void)r;
+  r.add("", "If", 1, if_k);
+  r.add("", "Loop", 1, loop_k);
+  r.add("", "Scan", 8, scan_k);
 }
 
 }  // namespace oxs::eval
