@@ -43,6 +43,8 @@ struct Inferencer::Impl {
   std::unordered_map<const ir::Value*, std::unique_ptr<::onnx::TensorProto>> tensor_protos;
   // (domain, op, version) -> schema (null when there is none).
   std::unordered_map<std::string, const ::onnx::OpSchema*> schema_cache;
+  // Bodies of function ops (schema has a body but no inference function).
+  std::unordered_map<const ::onnx::OpSchema*, std::unique_ptr<ir::Function>> op_bodies;
   // Model-local functions by "domain\nname", rebuilt when the model grows.
   std::unordered_map<std::string, const ir::Function*> functions;
   size_t functions_indexed = static_cast<size_t>(-1);
@@ -63,6 +65,9 @@ struct Inferencer::Impl {
   static const ir::Attr* resolve_attr(const ir::Node& n, std::string_view name, const Frame& f);
   void infer_function_call(ir::Node& n, const ir::Function& fn, const Frame& f);
   void record_constant_node(ir::Node& n, const Frame& f);
+  // Infers a function op (no inference function) through its body; false if
+  // there is no body to infer through.
+  bool infer_through_op_body(ir::Node& n, const ::onnx::OpSchema& s, const Frame& f);
   void merge_output(ir::Node& n, size_t i, const ir::Type& inferred);
   void forget_graph(const ir::Graph& g);
 };

@@ -6,6 +6,8 @@
 #include "oxs/infer/impl.h"
 #include "oxs/ir/error.h"
 #include "oxs/onnx/proto_convert.h"
+#include "oxs/schema/function_body.h"
+#include "oxs/schema/registry.h"
 
 namespace oxs::infer {
 
@@ -289,6 +291,32 @@ void Inferencer::Impl::infer_function_call(ir::Node& n, const ir::Function& fn, 
   forget_graph(*body);
 }
 
+bool Inferencer::Impl::infer_through_op_body(ir::Node& n, const ::onnx::OpSchema& s,
+                                             const Frame& f) {
+  if (!s.HasFunction() && !s.HasContextDependentFunction()) return false;
+  auto version = ir::find_opset(*f.imports, n.domain());
+  if (!version) return false;
+  const schema::OpSignature* sig = schema::lookup(n.domain(), n.op_type(), *version);
+  if (!sig) return false;
+  std::unique_ptr<ir::Function> dynamic;
+  const ir::Function* body = nullptr;
+  try {
+    if (sig->has_function_body) {
+      auto& cached = op_bodies[&s];
+      if (!cached) cached = schema::function_body(*sig, *version);
+      body = cached.get();
+    } else if (sig->has_context_dependent_function) {
+      dynamic = schema::context_dependent_body(*sig, *version, schema::call_site_of(n));
+      body = dynamic.get();
+    }
+  } catch (const Error&) {
+    return false;  // no body for this call site: outputs stay unknown
+  }
+  if (!body) return false;
+  infer_function_call(n, *body, f);
+  return true;
+}
+
 void Inferencer::Impl::infer_graph(ir::Graph& g, const Frame& f) {
   for (ir::Node* n : g.nodes()) infer_node(*n, f);
 }
@@ -317,6 +345,9 @@ void Inferencer::Impl::infer_node(ir::Node& n, const Frame& f) {
   // body on its own): its value is unknown, not the op's default.
   if (!f.caller_attrs) {
     for (const auto& a : n.attrs()) typed = typed && !a.is_reference();
+  }
+  if (typed && !s->has_type_and_shape_inference_function() && infer_through_op_body(n, *s, f)) {
+    return;
   }
   if (typed && s->has_type_and_shape_inference_function()) {
     try {
