@@ -1,6 +1,6 @@
 // Every model of ONNX's own test data (libonnx-testdata) must survive
 // load -> save_to_bytes with a ModelProto identical to the original field
-// for field, presence included.
+// for field, presence included, and load into an IR that ir::verify accepts.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -8,6 +8,7 @@
 #include <iostream>
 
 #include "oxs/ir/error.h"
+#include "oxs/ir/verifier.h"
 #include "oxs/onnx/model_io.h"
 #include "test_util.h"
 
@@ -40,6 +41,11 @@ TEST(Conformance, EveryTestdataModelRoundTripsExactly) {
     try {
       ir::Model model = load(path);
       diff = proto_diff(original, parse_model(save_to_bytes(model)));
+      // These models are valid, so names must have resolved to a sound IR
+      // (outer-scope references in subgraphs included).
+      for (const auto& issue : ir::verify(model)) {
+        diff += "verifier: " + issue.where + ": " + issue.message + "\n";
+      }
     } catch (const Error& e) {
       diff = std::string("oxs::Error: ") + e.what();
     }
