@@ -229,3 +229,38 @@ TEST(BadFiles, StructurallyInvalidGraphsStillLoad) {
 
 }  // namespace
 }  // namespace oxs::onnx
+
+namespace oxs::onnx {
+namespace {
+
+// An error deep inside a subgraph (after its nodes already use outer values)
+// unwinds without touching freed memory.
+TEST(BadFiles, ErrorInsideASubgraphUnwindsCleanly) {
+  TempDir dir;
+  ::onnx::ModelProto m = tiny_model();
+  auto* if_node = m.mutable_graph()->add_node();
+  if_node->set_op_type("If");
+  if_node->add_input("y");
+  if_node->add_output("z");
+  auto* a = if_node->add_attribute();
+  a->set_name("then_branch");
+  a->set_type(::onnx::AttributeProto::GRAPH);
+  auto* g = a->mutable_g();
+  auto* use = g->add_node();
+  use->set_op_type("Identity");
+  use->add_input("w");  // outer initializer
+  use->add_output("inner");
+  auto* c = g->add_node();
+  c->set_op_type("Constant");
+  c->add_output("bad");
+  auto* t = c->add_attribute();
+  t->set_name("value");
+  t->set_type(::onnx::AttributeProto::TENSOR);
+  t->mutable_t()->set_data_type(::onnx::TensorProto::FLOAT);
+  t->mutable_t()->add_dims(-1);
+  const std::string path = write_model(dir, "subgraph_error.onnx", m);
+  expect_load_error(path, "negative");
+}
+
+}  // namespace
+}  // namespace oxs::onnx
