@@ -100,6 +100,13 @@ py_base_rss=$(rss "$PY" -c "import onnx")
   echo "| onnx.load (reads all external data) | ${py_wall} s | $((py_rss / 1024)) MiB |"
   echo "| onnx.load(load_external_data=False) | | $((py_meta_rss / 1024)) MiB |"
   echo "| python3 -c 'import onnx' alone | | $((py_base_rss / 1024)) MiB |"
+  echo
+  echo "Reading the figures: the oxs columns build the whole IR (nodes, values with use lists,"
+  echo "every name claimed in the name authority) where onnx.load only parses protobuf, so"
+  echo "similar CPU time means the IR costs about as much as the parse. CPU per node grows a"
+  echo "little from 10k to 1M nodes because the name tables outgrow the caches; no step is"
+  echo "superlinear. The external-weights run shows that loading maps instead of reading:"
+  echo "peak RSS stays near that of an empty process while onnx.load holds all 2 GiB."
 } >> "$section"
 rm -rf "$OUT"
 

@@ -14,6 +14,8 @@
 #include <vector>
 
 #include "oxs/ir/error.h"
+#include "oxs/onnx/external_data.h"
+#include "oxs/onnx/file_io.h"
 #include "oxs/onnx/model_io.h"
 
 namespace {
@@ -87,11 +89,62 @@ void report(const char* what, size_t nodes, Elapsed e) {
   std::fflush(stdout);
 }
 
+// A model with `tensors` float initializers that fill a sparse data file of
+// `total` bytes beside it (ftruncate: no disk space, no time writing zeros).
+// The tensors are created as mapped external tensors of that very file, so
+// saving in Keep mode finds them in place and writes only the model.
+void gen_big(const std::string& path, uint64_t total, size_t tensors) {
+  using namespace oxs::ir;
+  const std::string dir = oxs::onnx::parent_dir(path);
+  const std::string location = oxs::onnx::base_name(path) + ".data";
+  const uint64_t per = total / tensors / 4096 * 4096;
+  {
+    const std::string data = dir + "/" + location;
+    int fd = ::open(data.c_str(), O_CREAT | O_TRUNC | O_WRONLY, 0644);
+    if (fd < 0 || ::ftruncate(fd, static_cast<off_t>(per * tensors)) != 0) {
+      std::perror(data.c_str());
+      std::exit(1);
+    }
+    ::close(fd);
+  }
+  auto where = oxs::onnx::resolve_location(dir, location, path, "w0");
+  oxs::onnx::DataFileRegistry registry;
+  auto file = registry.open(where, path);
+  Model m;
+  m.opset_imports = {{"", 17}};
+  m.producer_name = "oxs-bench";
+  Graph& g = *m.graph;
+  g.set_name("big");
+  Value* acc = nullptr;
+  for (size_t i = 0; i < tensors; ++i) {
+    auto t = std::make_shared<Tensor>(DataType::Float,
+                                      std::vector<int64_t>{static_cast<int64_t>(per / 4)});
+    t->encoding = Tensor::Encoding::External;
+    t->external.location = location;
+    t->external.offset = static_cast<int64_t>(i * per);
+    t->external.length = static_cast<int64_t>(per);
+    t->set_storage(std::make_shared<oxs::onnx::ExternalStorage>(file, i * per, per));
+    Value* w = g.add_initializer("w" + std::to_string(i), t);
+    if (acc) {
+      std::vector<Value*> ins = {acc, w};
+      acc = g.create_node("Add", ins)->output(0);
+    } else {
+      acc = w;
+    }
+  }
+  g.add_output(acc);
+  oxs::onnx::save(m, path);  // Keep: the data file already holds every tensor
+  std::printf("generated %s with %zu tensors, %llu bytes of external data\n", path.c_str(), tensors,
+              static_cast<unsigned long long>(per * tensors));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: %s chain N DIR | load PATH | roundtrip PATH OUT | load-ext PATH\n",
+    std::fprintf(stderr,
+                 "usage: %s chain N DIR | load PATH | roundtrip PATH OUT | gen-big PATH MIB | "
+                 "load-ext PATH\n",
                  argv[0]);
     return 2;
   }
@@ -121,6 +174,8 @@ int main(int argc, char** argv) {
       const Elapsed s = since(t1);
       report("save", m.graph->num_nodes(), s);
       report("load+save", m.graph->num_nodes(), {l.wall + s.wall, l.cpu + s.cpu});
+    } else if (cmd == "gen-big" && argc == 4) {
+      gen_big(argv[2], std::stoull(argv[3]) << 20, 64);
     } else if (cmd == "load-ext" && argc == 3) {
       // Load a model with external weights (mapped lazily), read one byte
       // of every tensor (maps the data file once), save it in place.
