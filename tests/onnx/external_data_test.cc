@@ -300,6 +300,28 @@ TEST(ExternalData, ConcurrentFirstAccessMapsOnce) {
   EXPECT_EQ(bytes_of(initializer(lazy, "big1")), floats_bytes(1000, 0));
 }
 
+TEST(ExternalData, DataInsideTheModelFileItselfIsNotOverwritten) {
+  TempDir dir;
+  // A tensor whose "data file" is the model file: loadable, but saving it in
+  // Keep mode would write data and model to the same file.
+  ::onnx::ModelProto m;
+  auto* t = m.mutable_graph()->add_initializer();
+  t->set_name("w");
+  t->set_data_type(::onnx::TensorProto::UINT8);
+  t->add_dims(1);
+  t->set_data_location(::onnx::TensorProto::EXTERNAL);
+  auto* e = t->add_external_data();
+  e->set_key("location");
+  e->set_value("m.onnx");
+  e = t->add_external_data();
+  e->set_key("length");
+  e->set_value("1");
+  write_file(dir / "m.onnx", m.SerializeAsString());
+  ir::Model model = load(dir / "m.onnx");
+  EXPECT_THROW(save(model, dir / "m.onnx"), Error);
+  EXPECT_EQ(read_file(dir / "m.onnx"), m.SerializeAsString());
+}
+
 TEST(ExternalData, EagerLoadingReadsIntoMemory) {
   KeepFixture f;
   ir::Model m = load(f.model, LoadOptions{.lazy_external_data = false});

@@ -213,6 +213,13 @@ void save(const ir::Model& model, const std::string& path, const SaveOptions& op
   for (auto& [location, plan] : plans) {
     if (plan.placements.empty()) continue;
     const std::string target = dir + "/" + location;
+    if (location == base_name(path)) {
+      throw Error(ErrorKind::Usage,
+                  "tensor '" + plan.placements.front().tensor->name +
+                      "' keeps its external data in the model file itself ('" + location +
+                      "'); save with SaveOptions::ExternalData::External or Inline",
+                  {.file = path});
+    }
     check_overlaps(plan, path);
     if (options.external_data == Mode::Keep && already_in_place(plan, target)) continue;
     prepare_dirs(dir, location, path);
