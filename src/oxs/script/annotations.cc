@@ -112,7 +112,8 @@ std::string TypeInfo::describe() const {
     case Kind::kTensor: {
       std::string s = dtype == ir::DataType::Undefined ? "TensorType"
                                                        : std::string(ir::dtype_script_name(dtype));
-      if (shape) s += shape->to_string();
+      if (!shape) return s + "[...]";
+      if (shape->rank() > 0) s += shape->to_string();
       return s;
     }
     case Kind::kAttr:
@@ -344,6 +345,7 @@ Signature& Compiler::signature(ScriptFn& fn) {
     }
     std::optional<TypeInfo> ann;
     if (p.annotation) {
+      info.annotation = p.annotation->span;
       ann = type_of(fc.eval(*p.annotation), p.annotation->span);
       if (!ann) sig.ok = false;
       info.annotated = ann.has_value();

@@ -38,6 +38,8 @@ struct ParamInfo {
   TypeInfo type;                         // values: the annotation
   bool annotated = false;
   bool optional = false;  // Optional[...] or default None
+  Span annotation;        // the annotation's span (the name's when absent)
+  Span annotation_span() const { return annotation.end > 0 ? annotation : span; }
 };
 
 struct Signature {

@@ -213,6 +213,16 @@ std::optional<Var> FunctionConverter::to_tensor(const SVal& v, Span span, Var li
                   v.name);
         b_ = saved;
         if (!c) return std::nullopt;
+        // The value's type follows from the attribute's: say so, so that
+        // inference (and literals next to it) know it.
+        ir::DataType nat = attr_natural_dtype(v.attr_type);
+        if (nat != ir::DataType::Undefined && c.value()->type().is_none()) {
+          bool scalar = v.attr_type == ir::AttrType::Int || v.attr_type == ir::AttrType::Float ||
+                        v.attr_type == ir::AttrType::String;
+          c.value()->set_type(
+              scalar ? ir::Type::tensor(nat, ir::Shape(std::vector<ir::Dim>{}))
+                     : ir::Type::tensor(nat, ir::Shape(std::vector<ir::Dim>{ir::Dim::unknown()})));
+        }
         attr_consts_[v.name] = c;
       }
       ir::DataType nat = attr_natural_dtype(v.attr_type);

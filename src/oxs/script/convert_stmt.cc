@@ -72,7 +72,18 @@ bool FunctionConverter::convert() {
       type = p.type.to_ir();
       if (type.is_none() || (type.is_tensor() && type.elem_type() == ir::DataType::Undefined)) {
         error(code::kBadEntry, p.span, "input '" + p.name + "' of the model needs a type",
-              "annotate it, e.g. " + p.name + ": FLOAT[\"N\", 3] (or FLOAT[...] for any shape)");
+              "annotate it, e.g. " + p.name + ": FLOAT[\"N\", 3]");
+        env_[p.name] = SVal::poison();
+        continue;
+      }
+      if (type.is_tensor() && !type.shape()) {
+        // The checker requires a shape (a rank) on the inputs of a model's graph.
+        error(code::kBadEntry, p.annotation_span(),
+              "input '" + p.name + "' of the model needs a rank: " + p.type.describe() +
+                  " leaves it unknown, which functions allow but a model's graph does not",
+              "give the dims, e.g. " + std::string(ir::dtype_script_name(type.elem_type())) +
+                  "[\"N\"] or " + std::string(ir::dtype_script_name(type.elem_type())) +
+                  "[\"N\", 3]; or call '" + def.name + "' from a model whose inputs have shapes");
         env_[p.name] = SVal::poison();
         continue;
       }
@@ -132,10 +143,11 @@ bool FunctionConverter::convert() {
     }
     if (mode_ == Mode::kMain &&
         (out->type().is_none() ||
-         (out->type().is_tensor() && out->type().elem_type() == ir::DataType::Undefined))) {
+         (out->type().is_tensor() &&
+          (out->type().elem_type() == ir::DataType::Undefined || !out->type().shape())))) {
       error(code::kBadEntry, def.returns ? def.returns->span : def.name_span,
-            "the type of output " + std::to_string(k) + " of the model is not known",
-            "annotate the return type, e.g. -> FLOAT[\"N\"]");
+            "the type (with rank) of output " + std::to_string(k) + " of the model is not known",
+            "annotate the return type with its dims, e.g. -> FLOAT[\"N\"]");
       return false;
     }
   }

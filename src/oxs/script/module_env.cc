@@ -27,6 +27,8 @@ SVal tensor_type(ir::DataType dt, std::string name) {
   auto t = std::make_shared<TypeInfo>();
   t->kind = TypeInfo::Kind::kTensor;
   t->dtype = dt;
+  // As in onnxscript, a bare FLOAT is a scalar; FLOAT[...] has any shape.
+  if (dt != ir::DataType::Undefined) t->shape = ir::Shape(std::vector<ir::Dim>{});
   SVal v = SVal::named(SVal::Kind::kType, std::move(name));
   v.type = std::move(t);
   return v;
