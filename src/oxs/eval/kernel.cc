@@ -158,6 +158,7 @@ const KernelRegistry& KernelRegistry::builtin() {
     register_sequence_kernels(k);
     register_cast_kernels(k);
     register_misc_kernels(k);
+    register_resize_kernels(k);
     return k;
   }();
   return r;

@@ -143,5 +143,6 @@ void register_control_kernels(KernelRegistry& r);
 void register_sequence_kernels(KernelRegistry& r);
 void register_cast_kernels(KernelRegistry& r);
 void register_misc_kernels(KernelRegistry& r);
+void register_resize_kernels(KernelRegistry& r);
 
 }  // namespace oxs::eval

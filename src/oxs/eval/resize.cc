@@ -1,0 +1,234 @@
+// Resize (opsets 10-13: nearest, linear, cubic; every coordinate
+// transformation mode; tf_crop_and_resize with extrapolation) and Upsample.
+// Interpolation is separable: per output dim, each coordinate gets a few
+// (input index, weight) taps; an output element sums over the product of
+// its dims' taps.
+#include <cmath>
+
+#include "oxs/eval/kernel_util.h"
+
+namespace oxs::eval {
+
+namespace {
+
+struct Tap {
+  int64_t index;
+  double weight;
+};
+
+struct ResizeParams {
+  std::string mode = "nearest";
+  std::string coord = "half_pixel";
+  std::string nearest = "round_prefer_floor";
+  double cubic_a = -0.75;
+  bool exclude_outside = false;
+  double extrapolation = 0;
+};
+
+// `out` is in * scale unrounded, as in the spec's formulas.
+double source_coord(const ResizeParams& p, int64_t o, double scale, int64_t in, double out,
+                    double roi_start, double roi_end) {
+  const std::string& c = p.coord;
+  double x = double(o);
+  if (c == "half_pixel") return (x + 0.5) / scale - 0.5;
+  if (c == "pytorch_half_pixel") return out > 1 ? (x + 0.5) / scale - 0.5 : 0.0;
+  if (c == "align_corners") return out == 1 ? 0.0 : x * double(in - 1) / double(out - 1);
+  if (c == "asymmetric") return x / scale;
+  if (c == "tf_half_pixel_for_nn") return (x + 0.5) / scale;
+  if (c == "tf_crop_and_resize") {
+    return out > 1 ? roi_start * double(in - 1) +
+                         x * (roi_end - roi_start) * double(in - 1) / double(out - 1)
+                   : 0.5 * (roi_start + roi_end) * double(in - 1);
+  }
+  throw Error(ErrorKind::Unsupported, "unknown coordinate_transformation_mode '" + c + "'");
+}
+
+// Taps per output coordinate of one dim; an empty list means "extrapolate".
+std::vector<std::vector<Tap>> dim_taps(const ResizeParams& p, int64_t in, int64_t out, double scale,
+                                       double roi_start, double roi_end) {
+  std::vector<std::vector<Tap>> taps(static_cast<size_t>(out));
+  for (int64_t o = 0; o < out; ++o) {
+    auto& t = taps[size_t(o)];
+    if (in == out && p.coord != "tf_crop_and_resize" && scale == 1.0) {
+      t.push_back({o, 1.0});
+      continue;
+    }
+    double x = source_coord(p, o, scale, in, double(in) * scale, roi_start, roi_end);
+    if (p.coord == "tf_crop_and_resize" && (x < 0 || x > double(in - 1))) continue;
+    if (p.mode == "nearest") {
+      double f = std::floor(x);
+      int64_t i;
+      if (p.nearest == "floor") {
+        i = int64_t(f);
+      } else if (p.nearest == "ceil") {
+        i = int64_t(std::ceil(x));
+      } else if (x - f == 0.5) {
+        i = p.nearest == "round_prefer_ceil" ? int64_t(f) + 1 : int64_t(f);
+      } else {
+        i = int64_t(std::round(x));
+      }
+      t.push_back({std::clamp<int64_t>(i, 0, in - 1), 1.0});
+      continue;
+    }
+    int64_t base = int64_t(std::floor(x));
+    double r = x - double(base);
+    std::vector<double> w;
+    int64_t first;
+    if (p.mode == "linear") {
+      w = {1 - r, r};
+      first = base;
+    } else if (p.mode == "cubic") {
+      double A = p.cubic_a;
+      auto c1 = [A](double s) { return ((A + 2) * s - (A + 3)) * s * s + 1; };        // |s| <= 1
+      auto c2 = [A](double s) { return ((A * s - 5 * A) * s + 8 * A) * s - 4 * A; };  // 1 < |s| < 2
+      w = {c2(r + 1), c1(r), c1(1 - r), c2(2 - r)};
+      first = base - 1;
+    } else {
+      throw Error(ErrorKind::Unsupported, "unknown resize mode '" + p.mode + "'");
+    }
+    double sum = 0;
+    for (size_t k = 0; k < w.size(); ++k) {
+      int64_t i = first + int64_t(k);
+      if (p.exclude_outside && (i < 0 || i >= in)) {
+        w[k] = 0;
+        continue;
+      }
+      sum += w[k];
+    }
+    for (size_t k = 0; k < w.size(); ++k) {
+      if (w[k] == 0) continue;
+      double wk = p.exclude_outside && sum != 0 ? w[k] / sum : w[k];
+      t.push_back({std::clamp<int64_t>(first + int64_t(k), 0, in - 1), wk});
+    }
+  }
+  return taps;
+}
+
+Tensor resize(const KernelContext& ctx, const Tensor& x, const Dims& od,
+              const std::vector<double>& scales, const std::vector<double>& roi,
+              const ResizeParams& p) {
+  size_t r = x.rank();
+  std::vector<std::vector<std::vector<Tap>>> taps(r);
+  for (size_t d = 0; d < r; ++d) {
+    double rs = roi.size() == 2 * r ? roi[d] : 0, re = roi.size() == 2 * r ? roi[d + r] : 1;
+    taps[d] = dim_taps(p, x.dim(d), od[d], scales[d], rs, re);
+  }
+  Tensor out(x.dtype(), od);
+  auto is = std::vector<int64_t>(r, 1);
+  for (size_t d = r; d-- > 1;) is[d - 1] = is[d] * x.dim(d);
+  dispatch_arith(x.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    using C = compute_t<T>;
+    const T* px = x.data<T>();
+    T* po = out.mutable_data<T>();
+    std::vector<int64_t> idx(r, 0);
+    for (int64_t o = 0; o < out.numel(); ++o) {
+      bool extrapolate = false;
+      for (size_t d = 0; d < r; ++d) {
+        if (taps[d][size_t(idx[d])].empty()) extrapolate = true;
+      }
+      double acc = 0;
+      if (extrapolate) {
+        acc = p.extrapolation;
+      } else {
+        // Sum over the product of taps (recursive over dims).
+        auto rec = [&](auto&& self, size_t d, int64_t off, double w) -> void {
+          if (d == r) {
+            acc += w * double(C(px[off]));
+            return;
+          }
+          for (const Tap& t : taps[d][size_t(idx[d])])
+            self(self, d + 1, off + t.index * is[d], w * t.weight);
+        };
+        rec(rec, 0, 0, 1.0);
+      }
+      if constexpr (std::is_integral_v<C>) {
+        po[o] = T(C(std::nearbyint(acc)));
+      } else {
+        po[o] = T(C(acc));
+      }
+      for (size_t d = r; d-- > 0;) {
+        if (++idx[d] < od[d]) break;
+        idx[d] = 0;
+      }
+    }
+  });
+  (void)ctx;
+  return out;
+}
+
+void resize_k(KernelContext& ctx) {
+  const Tensor& x = ctx.tensor(0);
+  size_t r = x.rank();
+  ResizeParams p;
+  p.mode = ctx.attr_string("mode", "nearest");
+  std::vector<double> scales, roi;
+  Dims od(r);
+  const Tensor* sizes = nullptr;
+  if (ctx.opset() < 11) {
+    p.coord = "asymmetric";
+    p.nearest = "floor";
+    Tensor s = cast_tensor(ctx.tensor(1), DataType::Double);
+    scales.assign(s.data<double>(), s.data<double>() + s.numel());
+  } else {
+    p.coord = ctx.attr_string("coordinate_transformation_mode", "half_pixel");
+    p.nearest = ctx.attr_string("nearest_mode", "round_prefer_floor");
+    p.cubic_a = ctx.attr_float("cubic_coeff_a", -0.75f);
+    p.exclude_outside = ctx.attr_int("exclude_outside", 0) != 0;
+    p.extrapolation = ctx.attr_float("extrapolation_value", 0.0f);
+    if (const Tensor* t = ctx.optional_tensor(1); t && t->numel() > 0) {
+      Tensor d = cast_tensor(*t, DataType::Double);
+      roi.assign(d.data<double>(), d.data<double>() + d.numel());
+    }
+    if (const Tensor* t = ctx.optional_tensor(2); t && t->numel() > 0) {
+      Tensor d = cast_tensor(*t, DataType::Double);
+      scales.assign(d.data<double>(), d.data<double>() + d.numel());
+    }
+    if (const Tensor* t = ctx.optional_tensor(3); t && t->numel() > 0) sizes = t;
+  }
+  if (sizes) {
+    std::vector<int64_t> s = sizes->to_int_vector();
+    if (s.size() != r) ctx.fail("sizes must have one entry per dimension");
+    scales.resize(r);
+    for (size_t d = 0; d < r; ++d) {
+      od[d] = s[d];
+      scales[d] = x.dim(d) ? double(s[d]) / double(x.dim(d)) : 1.0;
+    }
+  } else {
+    if (scales.size() != r) ctx.fail("scales must have one entry per dimension");
+    for (size_t d = 0; d < r; ++d) {
+      if (scales[d] <= 0) ctx.fail("scales must be positive");
+      od[d] = int64_t(std::floor(double(x.dim(d)) * scales[d]));
+    }
+  }
+  ctx.set_output(0, resize(ctx, x, od, scales, roi, p));
+}
+
+void upsample_k(KernelContext& ctx) {
+  const Tensor& x = ctx.tensor(0);
+  ResizeParams p;
+  p.mode = ctx.attr_string("mode", "nearest");
+  if (p.mode == "bilinear") p.mode = "linear";
+  p.coord = "asymmetric";
+  p.nearest = "floor";
+  std::vector<double> scales;
+  if (ctx.opset() >= 9) {
+    Tensor s = cast_tensor(ctx.tensor(1), DataType::Double);
+    scales.assign(s.data<double>(), s.data<double>() + s.numel());
+  } else {
+    for (float f : ctx.attr_floats("scales")) scales.push_back(f);
+  }
+  if (scales.size() != x.rank()) ctx.fail("scales must have one entry per dimension");
+  Dims od(x.rank());
+  for (size_t d = 0; d < x.rank(); ++d) od[d] = int64_t(std::floor(double(x.dim(d)) * scales[d]));
+  ctx.set_output(0, resize(ctx, x, od, scales, {}, p));
+}
+
+}  // namespace
+
+void register_resize_kernels(KernelRegistry& r) {
+  r.add("", "Resize", 10, resize_k);
+  r.add("", "Upsample", 7, upsample_k);
+}
+
+}  // namespace oxs::eval
