@@ -201,3 +201,80 @@ TEST(Builder, OutputOfAnInputGoesThroughIdentity) {
 
 }  // namespace
 }  // namespace oxs::builder
+
+namespace oxs::builder {
+namespace {
+
+// Deprecated ops are deleted from the opset where they were deprecated on.
+template <class Opset>
+concept HasUpsample = requires(Opset& o, Var x) {
+  o.Upsample(x, x);
+};
+static_assert(HasUpsample<oxs::opset9>);
+static_assert(!HasUpsample<oxs::opset10>);
+static_assert(!HasUpsample<oxs::opset17>);
+// Ops appear from the opset that introduced them.
+template <class Opset>
+concept HasCastLike = requires(Opset& o, Var x) {
+  o.CastLike(x, x);
+};
+static_assert(!HasCastLike<oxs::opset14>);
+static_assert(HasCastLike<oxs::opset15>);
+static_assert(std::is_same_v<oxs::latest, oxs::opset17>);
+static_assert(std::is_same_v<oxs::ml_latest, oxs::ml_opset3>);
+
+TEST(TypedApi, AttributeKindsReadLikeKeywords) {
+  Builder b;
+  oxs::opset17 op(b);
+  Var x = b.input("x", DataType::Float, shape({"N", 3}));
+  Var t = op.Transpose(x, {.perm = {1, 0}});
+  EXPECT_EQ(t.type().to_string(), "float[3,N]");
+  Var p = op.Pad(x, b.constant(std::vector<int64_t>{0, 1, 0, 1}), {}, {.mode = "reflect"});
+  EXPECT_EQ(p.value()->producer()->attr("mode")->s, "reflect");
+  EXPECT_EQ(p.type().to_string(), "float[N,5]");
+  Var c = op.Constant({.value = ir::Tensor::scalar_int64(7)});
+  EXPECT_EQ(c.type().to_string(), "int64[]");
+  ASSERT_TRUE(c.const_value());
+  EXPECT_EQ(c.const_value()->data<int64_t>()[0], 7);
+  Var cast = op.Cast(x, {.to = DataType::Double});
+  EXPECT_EQ(cast.type().to_string(), "double[N,3]");
+  auto lstm = op.LSTM(b.input("seq", DataType::Float, shape({5, "B", 4})),
+                      b.input("W", DataType::Float, shape({1, 32, 4})),
+                      b.input("R", DataType::Float, shape({1, 32, 8})), {}, {}, {}, {}, {},
+                      {.hidden_size = 8});
+  EXPECT_EQ(lstm.Y.type().to_string(), "float[5,1,B,8]");
+  EXPECT_EQ(lstm.Y_h.type().to_string(), "float[1,B,8]");
+}
+
+TEST(TypedApi, MlOpsetImportsItsDomain) {
+  Builder b;
+  oxs::ml_opset3 ml(b);
+  Var x = b.input("x", DataType::Float, shape({"N", 4}));
+  Var y = ml.Normalizer(x, {.norm = "L2"});
+  EXPECT_TRUE(y.type().is_none());  // libonnx has no inference for Normalizer
+  EXPECT_EQ(b.opset("ai.onnx.ml"), 3);
+  b.output(y, "y");
+  try {
+    b.finish();
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(e.message().find("graph output 'y' has no type (inference could not tell what "
+                               "Normalizer produces); pass it to output(v, name, type)"),
+              std::string::npos)
+        << e.message();
+  }
+}
+
+TEST(TypedApi, OutputTypesCanBeDeclared) {
+  Builder b;
+  oxs::ml_opset3 ml(b);
+  Var x = b.input("x", DataType::Float, shape({"N", 4}));
+  Var y = ml.Normalizer(x, {.norm = "L2"});
+  b.output(y, "y", tensor(DataType::Float, shape({"N", 4})));
+  EXPECT_EQ(y.type().to_string(), "float[N,4]");
+  ir::Model m = b.finish();
+  EXPECT_EQ(oxs::testing::onnx_checker(m, "ml_normalizer"), "");
+}
+
+}  // namespace
+}  // namespace oxs::builder

@@ -36,7 +36,8 @@ Builder::Builder(BuilderOptions options) : shared_(std::make_shared<Shared>(std:
   ir::Model& m = *shared_->model;
   m.ir_version = 8;
   m.producer_name = shared_->options.producer_name;
-  m.opset_imports.push_back({"", shared_->options.opset});
+  // ai.onnx is imported by the first opset object (oxs::opset13 op(b)) or, if
+  // a node comes first, at options.opset.
   graph_ = m.graph.get();
   graph_->set_name(shared_->options.graph_name);
 }
@@ -107,9 +108,12 @@ Var Builder::input(std::string name, ir::DataType dtype, std::optional<ir::Shape
   return input(std::move(name), ir::Type::tensor(dtype, std::move(shape)));
 }
 
-void Builder::output(Var v, std::string name) {
+void Builder::output(Var v, std::string name, ir::Type type) {
   if (!v) throw Error(ErrorKind::Usage, "builder: output() of an empty Var");
   ir::Value* val = v.value();
+  if (!type.is_none()) {
+    val->set_type(infer::merge_types(val->type(), type, "output '" + val->name() + "'"));
+  }
   if (!sees(val)) {
     throw Error(ErrorKind::Usage, "builder: value '" + val->name() + "' is not visible in graph '" +
                                       graph_->name() + "'");
@@ -184,7 +188,7 @@ std::vector<Var> Builder::make_node(std::string_view op_type, std::vector<Var> i
   }
   while (!inputs.empty() && !inputs.back()) inputs.pop_back();
   if (!ir::find_opset(shared_->model->opset_imports, domain)) {
-    use_opset(domain, domain == "ai.onnx.ml" ? 3 : 1);
+    use_opset(domain, domain.empty() ? shared_->options.opset : domain == "ai.onnx.ml" ? 3 : 1);
   }
   std::vector<ir::Value*> raw;
   raw.reserve(inputs.size());
@@ -293,8 +297,18 @@ ir::Model Builder::finish(const FinishOptions& options) {
   }
   if (!graph_) throw Error(ErrorKind::Usage, "builder: finish() called twice");
   ir::Model& m = *shared_->model;
+  if (!ir::find_opset(m.opset_imports, "")) m.opset_imports.push_back({"", shared_->options.opset});
   if (m.graph->outputs().empty()) {
     throw Error(ErrorKind::Usage, "builder: the graph has no outputs; call output() first");
+  }
+  for (const ir::Value* o : m.graph->outputs()) {
+    if (o->type().is_none()) {
+      throw Error(ErrorKind::Usage,
+                  "builder: graph output '" + o->name() +
+                      "' has no type (inference could not tell what " +
+                      (o->producer() ? o->producer()->op_type() : std::string("it")) +
+                      " produces); pass it to output(v, name, type)");
+    }
   }
   if (options.inline_functions) inline_functions(m);
   if (options.remove_unused) remove_unused(m, options.remove_identity);

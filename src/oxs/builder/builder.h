@@ -30,7 +30,9 @@
 namespace oxs::builder {
 
 struct BuilderOptions {
-  int64_t opset = 17;  // ai.onnx opset of the model
+  // ai.onnx opset of the model unless an opset object picks one first
+  // (oxs::opset13 op(builder) imports 13 if nothing is imported yet).
+  int64_t opset = 17;
   std::string graph_name = "main";
   // Infer types/shapes of each node as it is created; check its signature.
   bool infer = true;
@@ -85,7 +87,9 @@ class Builder {
   Var input(std::string name, ir::DataType dtype, std::optional<ir::Shape> shape = std::nullopt);
   // Marks `v` as a graph output named `name` (v's own name when empty). An
   // input, initializer or value already output is routed through an Identity.
-  void output(Var v, std::string name = {});
+  // `type`, if given, is merged into what inference found (needed when an
+  // op has no inference: a main-graph output must have a type).
+  void output(Var v, std::string name = {}, ir::Type type = {});
   // A named initializer (main graph) or Constant node (function bodies and
   // subgraphs). Small tensors equal to an earlier constant return it instead.
   Var constant(ir::Tensor t, std::string name = {});
