@@ -144,7 +144,7 @@ int main(int argc, char** argv) {
   if (argc < 2) {
     std::fprintf(stderr,
                  "usage: %s chain N DIR | load PATH | roundtrip PATH OUT | gen-big PATH MIB | "
-                 "load-ext PATH\n",
+                 "load-ext PATH | to-inline SRC DST\n",
                  argv[0]);
     return 2;
   }
@@ -176,6 +176,10 @@ int main(int argc, char** argv) {
       report("load+save", m.graph->num_nodes(), {l.wall + s.wall, l.cpu + s.cpu});
     } else if (cmd == "gen-big" && argc == 4) {
       gen_big(argv[2], std::stoull(argv[3]) << 20, 64);
+    } else if (cmd == "to-inline" && argc == 4) {
+      oxs::onnx::SaveOptions o;
+      o.external_data = oxs::onnx::SaveOptions::ExternalData::Inline;
+      oxs::onnx::save(oxs::onnx::load(argv[2]), argv[3], o);
     } else if (cmd == "load-ext" && argc == 3) {
       // Load a model with external weights (mapped lazily), read one byte
       // of every tensor (maps the data file once), save it in place.

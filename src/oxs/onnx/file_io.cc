@@ -1,10 +1,10 @@
 #include "oxs/onnx/file_io.h"
 
 #include <fcntl.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -32,7 +32,7 @@ std::string base_name(const std::string& path) {
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
-FileMapping::FileMapping(const std::string& path) {
+InputFile::InputFile(const std::string& path) : path_(path) {
   // Checking the type before open() keeps a fifo from blocking the open.
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) {
@@ -45,30 +45,31 @@ FileMapping::FileMapping(const std::string& path) {
     throw Error(ErrorKind::Input, "is not a regular file (a fifo, socket or device?)",
                 {.file = path});
   }
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) throw Error(ErrorKind::IO, "cannot open: " + errno_text(), {.file = path});
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    ::close(fd);
+  fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd_ < 0) throw Error(ErrorKind::IO, "cannot open: " + errno_text(), {.file = path});
+  if (::fstat(fd_, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd_);
+    fd_ = -1;
     throw Error(ErrorKind::IO, "cannot stat the opened file", {.file = path});
   }
-  size_ = static_cast<size_t>(st.st_size);
-  if (size_ > 0) {
-    void* p = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd, 0);
-    if (p == MAP_FAILED) {
-      int e = errno;
-      ::close(fd);
-      throw Error(ErrorKind::IO, std::string("cannot map the file: ") + std::strerror(e),
-                  {.file = path});
-    }
-    data_ = static_cast<const std::byte*>(p);
-    // Parsing reads front to back once.
-    ::madvise(p, size_, MADV_SEQUENTIAL);
-  }
-  ::close(fd);
+  size_ = static_cast<uint64_t>(st.st_size);
+  ::posix_fadvise(fd_, 0, 0, POSIX_FADV_SEQUENTIAL);
 }
 
-FileMapping::~FileMapping() {
-  if (data_) ::munmap(const_cast<std::byte*>(data_), size_);
+InputFile::~InputFile() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+std::string InputFile::head(size_t n) const {
+  std::string out(std::min<uint64_t>(n, size_), '\0');
+  size_t got = 0;
+  while (got < out.size()) {
+    ssize_t r = ::pread(fd_, out.data() + got, out.size() - got, static_cast<off_t>(got));
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) throw Error(ErrorKind::IO, "cannot read: " + errno_text(), {.file = path_});
+    got += static_cast<size_t>(r);
+  }
+  return out;
 }
 
 AtomicFile::AtomicFile(std::string target) : target_(std::move(target)) {

@@ -13,20 +13,26 @@
 
 namespace oxs::onnx {
 
-// A read-only private mapping of a whole regular file (empty files map to an
-// empty span). Throws oxs::Error naming `path`.
-class FileMapping {
+// A file opened for reading a model: checked to be a regular file (a fifo
+// is refused before it can block the open), with its size and first bytes
+// at hand. Reading it as a stream rather than a mapping keeps a large inline
+// model from being resident twice (file pages and parsed copies). Throws
+// oxs::Error naming `path`.
+class InputFile {
  public:
-  explicit FileMapping(const std::string& path);
-  ~FileMapping();
-  FileMapping(const FileMapping&) = delete;
-  FileMapping& operator=(const FileMapping&) = delete;
-  std::span<const std::byte> bytes() const { return {data_, size_}; }
-  std::string_view view() const { return {reinterpret_cast<const char*>(data_), size_}; }
+  explicit InputFile(const std::string& path);
+  ~InputFile();
+  InputFile(const InputFile&) = delete;
+  InputFile& operator=(const InputFile&) = delete;
+  int fd() const { return fd_; }
+  uint64_t size() const { return size_; }
+  // Up to `n` bytes from the start of the file.
+  std::string head(size_t n) const;
 
  private:
-  const std::byte* data_ = nullptr;
-  size_t size_ = 0;
+  std::string path_;
+  int fd_ = -1;
+  uint64_t size_ = 0;
 };
 
 class AtomicFile {

@@ -4,6 +4,7 @@
 #include "oxs/onnx/model_io.h"
 
 #include <google/protobuf/arena.h>
+#include <google/protobuf/io/zero_copy_stream_impl.h>
 
 #include <algorithm>
 #include <climits>
@@ -80,26 +81,33 @@ std::string sniff(std::string_view b) {
   return buf;
 }
 
-ir::Model parse(std::string_view bytes, const FromProtoContext& ctx) {
+// Refuses what is evidently not a parsable ModelProto, from its size and
+// first bytes.
+void check_header(uint64_t size, std::string_view head, const FromProtoContext& ctx) {
   const ErrorLocation where{.file = ctx.file};
-  if (bytes.empty()) throw Error(ErrorKind::Input, "the file is empty, not an ONNX model", where);
-  if (bytes.size() > kProtoLimit) {
+  if (size == 0) throw Error(ErrorKind::Input, "the file is empty, not an ONNX model", where);
+  if (size > kProtoLimit) {
     throw Error(ErrorKind::Input,
-                "the file is " + size_text(bytes.size()) +
+                "the file is " + size_text(size) +
                     ", but protobuf cannot parse a single message over 2 GiB; such a model "
                     "must keep its weights in external data (re-export it with external data, "
                     "or save with --external-data)",
                 where);
   }
-  if (std::string why = sniff(bytes); !why.empty()) throw Error(ErrorKind::Input, why, where);
-  // Strings moved out of the arena's messages are ordinary heap strings.
-  google::protobuf::Arena arena(proto_arena_options(bytes.size()));
+  if (std::string why = sniff(head); !why.empty()) throw Error(ErrorKind::Input, why, where);
+}
+
+// Parses with `parse_into(proto)` on an arena and converts. Strings moved out
+// of the arena's messages are ordinary heap strings.
+template <class Parse>
+ir::Model parse(uint64_t size, const FromProtoContext& ctx, Parse parse_into) {
+  google::protobuf::Arena arena(proto_arena_options(size));
   auto& proto = *google::protobuf::Arena::CreateMessage<::onnx::ModelProto>(&arena);
-  if (!proto.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
+  if (!parse_into(proto)) {
     throw Error(ErrorKind::Input,
                 "is not a valid ONNX model: protobuf parsing failed (the file is truncated or "
                 "corrupt)",
-                where);
+                {.file = ctx.file});
   }
   return model_from_proto(proto, ctx);
 }
@@ -107,13 +115,18 @@ ir::Model parse(std::string_view bytes, const FromProtoContext& ctx) {
 }  // namespace
 
 ir::Model load(const std::string& path, const LoadOptions& options) {
-  FileMapping file(path);
+  InputFile file(path);
   FromProtoContext ctx;
   ctx.file = path;
   ctx.base_dir = parent_dir(path);
   ctx.lazy_external_data = options.lazy_external_data;
   ctx.data_files = std::make_shared<DataFileRegistry>();
-  return parse(file.view(), ctx);
+  check_header(file.size(), file.head(512), ctx);
+  return parse(file.size(), ctx, [&](::onnx::ModelProto& proto) {
+    google::protobuf::io::FileInputStream in(file.fd(), 1 << 20);
+    // A read error ends the stream early: report it as a failed parse.
+    return proto.ParseFromZeroCopyStream(&in) && !in.GetErrno();
+  });
 }
 
 ir::Model load_from_bytes(std::string_view bytes, const std::string& base_dir,
@@ -122,7 +135,10 @@ ir::Model load_from_bytes(std::string_view bytes, const std::string& base_dir,
   ctx.file = display_name;
   ctx.base_dir = base_dir.empty() ? "." : base_dir;
   ctx.data_files = std::make_shared<DataFileRegistry>();
-  return parse(bytes, ctx);
+  check_header(bytes.size(), bytes.substr(0, 512), ctx);
+  return parse(bytes.size(), ctx, [&](::onnx::ModelProto& proto) {
+    return proto.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()));
+  });
 }
 
 std::string save_to_bytes(const ir::Model& model) {
