@@ -78,11 +78,26 @@ def bad_shape():
     return make_model(graph)
 
 
+def bad_ops():
+    """Misspelt op names: every one is reported, with suggestions."""
+    graph = helper.make_graph(
+        [
+            helper.make_node("Reul", ["X"], ["H"], name="typo1"),
+            helper.make_node("Softmaxx", ["H"], ["Y"], name="typo2"),
+        ],
+        "bad_ops",
+        [helper.make_tensor_value_info("X", TensorProto.FLOAT, [2, 2])],
+        [helper.make_tensor_value_info("Y", TensorProto.FLOAT, [2, 2])],
+    )
+    return make_model(graph)
+
+
 def main():
     os.makedirs(TEST_DATA, exist_ok=True)
     onnx.save(mlp(), os.path.join(HERE, "mlp.onnx"))
     onnx.save(bad_arity(), os.path.join(TEST_DATA, "bad_arity.onnx"))
     onnx.save(bad_shape(), os.path.join(TEST_DATA, "bad_shape.onnx"))
+    onnx.save(bad_ops(), os.path.join(TEST_DATA, "bad_ops.onnx"))
     with open(os.path.join(TEST_DATA, "garbage.onnx"), "wb") as f:
         f.write(b"this is not a protobuf \xff\xfe\x00\x01 model\n" * 4)
 

@@ -28,6 +28,16 @@ TEST(CliCheck, CheckerProblem) {
   EXPECT_TRUE(contains(r.err, "1 problem found")) << r.err;
 }
 
+TEST(CliCheck, EveryMisspeltOpWithSuggestions) {
+  RunResult r = run_oxs({"check", source_path("tests/cli/data/bad_ops.onnx")});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_TRUE(contains(r.err, "op schema: node 'typo1': unknown op 'Reul'")) << r.err;
+  EXPECT_TRUE(contains(r.err, "did you mean 'Relu'")) << r.err;
+  EXPECT_TRUE(contains(r.err, "node 'typo2': unknown op 'Softmaxx'")) << r.err;
+  EXPECT_TRUE(contains(r.err, "did you mean 'Softmax'")) << r.err;
+  EXPECT_TRUE(contains(r.err, "2 problems found")) << r.err;
+}
+
 TEST(CliCheck, ShapeInferenceProblem) {
   const std::string model = source_path("tests/cli/data/bad_shape.onnx");
   RunResult r = run_oxs({"check", model});

@@ -43,11 +43,38 @@ TEST(Conformance, CheckerRejectsWrongArity) {
   EXPECT_EQ(issues[0].message.find('\n'), std::string::npos);
 }
 
-TEST(Conformance, CheckerRejectsUnknownOp) {
+TEST(Conformance, EveryUnknownOpIsReportedWithSuggestions) {
   ir::Model m = model_with("Reul", 1);
+  ir::Graph& g = *m.graph;
+  ir::Value* x[] = {g.inputs()[0]};
+  g.create_node("LayerNormalization", x);  // exists only from opset 17
+  m.opset_imports = {{"", 16}};
   std::vector<ConformanceIssue> issues = check_conformance(m);
-  ASSERT_EQ(issues.size(), 1u);
-  EXPECT_EQ(issues[0].stage, "checker");
+  ASSERT_EQ(issues.size(), 2u);
+  EXPECT_EQ(issues[0].stage, "schema");
+  EXPECT_NE(issues[0].message.find("did you mean 'Relu'"), std::string::npos) << issues[0].message;
+  EXPECT_NE(issues[1].message.find("introduced at opset 17"), std::string::npos)
+      << issues[1].message;
+}
+
+TEST(Conformance, LocalFunctionsAndCustomDomainsAreNotSchemaOps) {
+  ir::Model m = model_with("Twice", 1);
+  m.graph->first_node()->set_domain("local");
+  m.opset_imports.push_back({"local", 1});
+  auto f = std::make_unique<ir::Function>("local", "Twice");
+  f->opset_imports = {{"", 17}};
+  ir::Value* x = f->body->add_input("x");
+  ir::Value* in[] = {x, x};
+  f->body->add_output(f->body->create_node("Add", in)->output(0));
+  m.functions.push_back(std::move(f));
+  std::vector<ConformanceIssue> issues = check_conformance(m);
+  for (const auto& i : issues) EXPECT_NE(i.stage, "schema") << i.message;
+  // A typo inside the function body is found too.
+  m.functions[0]->body->first_node()->set_op_type("Ad");
+  issues = check_conformance(m);
+  ASSERT_FALSE(issues.empty());
+  EXPECT_EQ(issues[0].stage, "schema");
+  EXPECT_NE(issues[0].message.find("function 'Twice'"), std::string::npos) << issues[0].message;
 }
 
 TEST(Conformance, StrictInferenceCatchesShapeConflicts) {

@@ -51,7 +51,9 @@ int run_check(const CheckArgs& args) {
   options.shape_inference = !args.no_shape_inference;
   options.strict = !args.lenient;
   for (const schema::ConformanceIssue& issue : schema::check_conformance(model, options)) {
-    fmt::print(stderr, "oxs: error: {}: onnx {}: {}\n", args.path, issue.stage, issue.message);
+    // Our own op lookup, or one of libonnx's stages.
+    const std::string stage = issue.stage == "schema" ? "op schema" : "onnx " + issue.stage;
+    fmt::print(stderr, "oxs: error: {}: {}: {}\n", args.path, stage, issue.message);
     ++problems;
   }
   if (problems) {

@@ -6,7 +6,9 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "oxs/ir/error.h"
 #include "oxs/onnx/proto_convert.h"
+#include "oxs/schema/registry.h"
 
 // Outside namespace oxs: libonnx's fail_check macro names `onnx::`, which
 // inside oxs would mean oxs::onnx.
@@ -72,10 +74,52 @@ void check_model_in_dir(const ::onnx::ModelProto& model, const std::string& mode
 }  // namespace
 
 namespace oxs::schema {
+namespace {
+
+// More issues than this about unknown ops are summarized in one line.
+constexpr size_t kMaxOpIssues = 20;
+
+// Ops that libonnx does not know at the imported opset, every one (libonnx's
+// checker stops at the first) and with "did you mean" hints. Calls to
+// model-local functions and ops of domains libonnx does not know are left
+// alone: they are not schema ops.
+void check_ops(const ir::Model& model, const ir::Graph& g,
+               const std::vector<ir::OpsetImport>& imports, const std::string& where,
+               std::vector<ConformanceIssue>& issues, size_t& found) {
+  g.for_each_node_recursive([&](ir::Node* n) {
+    if (model.find_function(n->domain(), n->op_type())) return;
+    if (!is_known_domain(n->domain())) return;
+    const std::optional<int64_t> opset = ir::find_opset(imports, n->domain());
+    if (!opset) return;  // the checker reports the missing import
+    try {
+      require(n->domain(), n->op_type(), *opset);
+    } catch (const Error& e) {
+      if (++found <= kMaxOpIssues) {
+        issues.push_back({"schema", where + "node '" + n->display_name() + "': " + e.message()});
+      }
+    }
+  });
+}
+
+}  // namespace
 
 std::vector<ConformanceIssue> check_conformance(const ir::Model& model,
                                                 const ConformanceOptions& options) {
   std::vector<ConformanceIssue> issues;
+  size_t unknown_ops = 0;
+  check_ops(model, *model.graph, model.opset_imports, "", issues, unknown_ops);
+  for (const auto& f : model.functions) {
+    if (f && f->body) {
+      check_ops(model, *f->body, f->opset_imports.empty() ? model.opset_imports : f->opset_imports,
+                "function '" + f->name + "': ", issues, unknown_ops);
+    }
+  }
+  if (unknown_ops > kMaxOpIssues) {
+    issues.push_back({"schema", "... and " + std::to_string(unknown_ops - kMaxOpIssues) +
+                                    " more nodes with unknown ops"});
+  }
+  if (!issues.empty()) return issues;  // libonnx would only repeat the first
+
   ::onnx::ModelProto proto;
   // External tensors stay references (the checker only confirms their files
   // exist under model_dir): checking must not read gigabytes of weights. Our

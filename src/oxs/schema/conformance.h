@@ -25,12 +25,15 @@ struct ConformanceOptions {
 };
 
 struct ConformanceIssue {
-  std::string stage;    // "checker" or "shape inference"
+  std::string stage;    // "schema", "checker" or "shape inference"
   std::string message;  // libonnx's message, on one line
 };
 
-// Empty when the model passes. libonnx stops at the first problem of a
-// stage, so there is at most one issue per stage.
+// Empty when the model passes. Stages run in order and a stage runs only
+// when the previous ones found nothing: "schema" (every node whose op does
+// not exist at the imported opset, with suggestions for misspelt names),
+// libonnx's "checker", then "shape inference". libonnx stops at its first
+// problem, so those two report at most one issue each.
 std::vector<ConformanceIssue> check_conformance(const ir::Model& model,
                                                 const ConformanceOptions& options = {});
 
