@@ -63,8 +63,8 @@ struct Phase {
 // x: float[N,64] -> a chain cycling through Add(const), Relu, Mul(const),
 // Sigmoid, Sub(y, x) and a Reshape by a shape computed from Shape(y) every
 // 1000 nodes (data propagation). Constants repeat, so dedup keeps them few.
-oxs::ir::Model build(size_t n) {
-  oxs::Builder b;
+oxs::ir::Model build(size_t n, bool infer) {
+  oxs::Builder b({.infer = infer, .check = infer});
   oxs::opset17 op(b);
   Var x = b.input("x", DataType::Float, oxs::builder::shape({"N", 64}));
   Var y = x;
@@ -105,7 +105,7 @@ oxs::ir::Model build(size_t n) {
         break;
     }
   }
-  b.output(y, "y");
+  b.output(y, "y", oxs::builder::tensor(DataType::Float, oxs::builder::shape({"N", 64})));
   return b.finish();
 }
 
@@ -120,7 +120,7 @@ int main(int argc, char** argv) try {
   std::string path = std::string(argv[2]) + "/builder_" + std::to_string(n) + ".onnx";
   {
     Phase build_phase{"build", n};
-    oxs::ir::Model m = build(n);
+    oxs::ir::Model m = build(n, true);
     build_phase.report();
     if (m.graph->num_nodes() != n) {
       std::fprintf(stderr, "built %zu nodes, expected %zu\n", m.graph->num_nodes(), n);
@@ -129,6 +129,12 @@ int main(int argc, char** argv) try {
     Phase save_phase{"save", n};
     oxs::onnx::save(m, path);
     save_phase.report();
+  }
+  {
+    // The same graph without checks and inference: what the rest costs.
+    Phase plain{"build_plain", n};
+    oxs::ir::Model m = build(n, false);
+    plain.report();
   }
   {
     Phase load_phase{"load", n};

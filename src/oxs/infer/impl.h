@@ -52,6 +52,7 @@ struct Inferencer::Impl {
   void infer_node(ir::Node& n, const Frame& f);
   void infer_graph(ir::Graph& g, const Frame& f);
   void check_node(const ir::Node& n, const Frame& f);
+  void check_schema(const ::onnx::OpSchema& s, const ir::Node& n);
 
   const ir::Function* find_function(const ir::Node& n);
   // The schema for `n` under `f`'s imports; null for an unknown op of a
@@ -68,7 +69,7 @@ struct Inferencer::Impl {
   // Infers a function op (no inference function) through its body; false if
   // there is no body to infer through.
   bool infer_through_op_body(ir::Node& n, const ::onnx::OpSchema& s, const Frame& f);
-  void merge_output(ir::Node& n, size_t i, const ir::Type& inferred);
+  void merge_output(ir::Node& n, size_t i, ir::Type inferred);
   void forget_graph(const ir::Graph& g);
 };
 

@@ -221,12 +221,22 @@ void Inferencer::Impl::record_constant_node(ir::Node& n, const Frame& f) {
   if (t) constants[n.output(0)] = std::move(t);
 }
 
-void Inferencer::Impl::merge_output(ir::Node& n, size_t i, const ir::Type& inferred) {
+void Inferencer::Impl::merge_output(ir::Node& n, size_t i, ir::Type inferred) {
   ir::Value* v = n.output(i);
   if (!v) return;
-  v->set_type(
-      merge_types(v->type(), inferred,
-                  "output " + std::to_string(i) + " '" + v->name() + "' of " + node_label(n)));
+  if (v->type().is_none()) {  // the common case while building: nothing to merge
+    v->set_type(std::move(inferred));
+    return;
+  }
+  // The label is built only when needed: this runs for every output.
+  try {
+    v->set_type(merge_types(v->type(), inferred, {}));
+  } catch (const Error& e) {
+    throw Error(e.kind(),
+                "output " + std::to_string(i) + " '" + v->name() + "' of " + node_label(n) + ": " +
+                    e.message(),
+                {.node = n.name()});
+  }
 }
 
 void Inferencer::Impl::forget_graph(const ir::Graph& g) {
@@ -332,7 +342,7 @@ void Inferencer::Impl::infer_node(ir::Node& n, const Frame& f) {
     for (ir::Graph* g : n.subgraphs()) infer_graph(*g, f);
     return;
   }
-  if (options.check_signature) check_node(n, f);
+  if (options.check_signature) check_schema(*s, n);
   if (n.op_type() == "Constant" && n.domain().empty()) record_constant_node(n, f);
   NodeContext ctx(*this, n, f);
   // An input of unknown type (a polymorphic function's formal input, say)

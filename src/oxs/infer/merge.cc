@@ -11,7 +11,8 @@ namespace {
 
 [[noreturn]] void contradiction(std::string_view what, const ir::Type& existing,
                                 const ir::Type& inferred, const std::string& detail) {
-  throw Error(ErrorKind::Invalid, std::string(what) + ": inferred type " + inferred.to_string() +
+  std::string prefix = what.empty() ? std::string() : std::string(what) + ": ";
+  throw Error(ErrorKind::Invalid, prefix + "inferred type " + inferred.to_string() +
                                       " contradicts the declared " + existing.to_string() + " (" +
                                       detail + "); fix the declared type or the node's inputs");
 }

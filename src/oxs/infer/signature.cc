@@ -108,10 +108,14 @@ void check_inputs(const ::onnx::OpSchema& s, const ir::Node& n) {
   }
   // Type constraints: each input's type must be allowed, and every input of
   // one type parameter must bind it to the same type.
-  std::unordered_map<std::string, const std::vector<std::string>*> allowed;
-  for (const auto& tc : s.typeConstraintParams())
-    allowed[tc.type_param_str] = &tc.allowed_type_strs;
-  std::unordered_map<std::string, std::pair<std::string, size_t>> bound;
+  // A handful of type parameters per op: linear scans, no per-node maps.
+  const auto& constraints = s.typeConstraintParams();
+  struct Binding {
+    const std::string* param;
+    std::string type;
+    size_t input;
+  };
+  std::vector<Binding> bound;
   for (size_t i = 0; i < count && !fs.empty(); ++i) {
     const ir::Value* v = n.input(i);
     if (!v) continue;
@@ -119,15 +123,16 @@ void check_inputs(const ::onnx::OpSchema& s, const ir::Node& n) {
     if (!ts) continue;
     const Formal& f = fs[std::min(i, fs.size() - 1)];
     const std::string& param = f.GetTypeStr();
-    auto al = allowed.find(param);
-    if (al == allowed.end()) {
+    auto al = std::find_if(constraints.begin(), constraints.end(),
+                           [&](const auto& tc) { return tc.type_param_str == param; });
+    if (al == constraints.end()) {
       if (*ts != param) {
         fail(n,
              input_label(n, i, fs) + " of " + n.op_type() + " must be " + param + ", got " + *ts);
       }
       continue;
     }
-    const auto& ok = *al->second;
+    const auto& ok = al->allowed_type_strs;
     if (std::find(ok.begin(), ok.end(), *ts) == ok.end()) {
       fail(n, input_label(n, i, fs) + " of " + n.op_type() + " has type " + *ts +
                   ", which type constraint " + param + " does not allow (allowed: " + join(ok) +
@@ -135,12 +140,14 @@ void check_inputs(const ::onnx::OpSchema& s, const ir::Node& n) {
     }
     bool homogeneous = f.GetOption() != ::onnx::OpSchema::Variadic || f.GetIsHomogeneous();
     if (!homogeneous) continue;
-    auto [it, fresh] = bound.emplace(param, std::make_pair(*ts, i));
-    if (!fresh && it->second.first != *ts) {
-      fail(n, "type constraint " + param + " of " + n.op_type() + " is bound to " +
-                  it->second.first + " by " + input_label(n, it->second.second, fs) + " but to " +
-                  *ts + " by " + input_label(n, i, fs) +
-                  "; make them agree (e.g. with Cast or CastLike)");
+    auto it = std::find_if(bound.begin(), bound.end(),
+                           [&](const Binding& b) { return *b.param == param; });
+    if (it == bound.end()) {
+      bound.push_back({&param, *ts, i});
+    } else if (it->type != *ts) {
+      fail(n, "type constraint " + param + " of " + n.op_type() + " is bound to " + it->type +
+                  " by " + input_label(n, it->input, fs) + " but to " + *ts + " by " +
+                  input_label(n, i, fs) + "; make them agree (e.g. with Cast or CastLike)");
     }
   }
 }
@@ -174,17 +181,19 @@ void Inferencer::Impl::check_node(const ir::Node& n, const Frame& f) {
     check_function_call(*fn, n);
     return;
   }
-  const ::onnx::OpSchema* s = find_schema(n, f);
-  if (!s) return;
-  check_inputs(*s, n);
-  check_attributes(*s, n);
-  int max_out = s->max_output();
+  if (const ::onnx::OpSchema* s = find_schema(n, f)) check_schema(*s, n);
+}
+
+void Inferencer::Impl::check_schema(const ::onnx::OpSchema& s, const ir::Node& n) {
+  check_inputs(s, n);
+  check_attributes(s, n);
+  int max_out = s.max_output();
   if (static_cast<int64_t>(n.num_outputs()) > max_out) {
     fail(n, n.op_type() + " has at most " + std::to_string(max_out) + " output(s), the node has " +
                 std::to_string(n.num_outputs()));
   }
-  if (static_cast<int64_t>(n.num_outputs()) < s->min_output()) {
-    fail(n, n.op_type() + " has at least " + std::to_string(s->min_output()) +
+  if (static_cast<int64_t>(n.num_outputs()) < s.min_output()) {
+    fail(n, n.op_type() + " has at least " + std::to_string(s.min_output()) +
                 " output(s), the node has " + std::to_string(n.num_outputs()));
   }
 }
