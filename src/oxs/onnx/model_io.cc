@@ -142,23 +142,10 @@ ir::Model load_from_bytes(std::string_view bytes, const std::string& base_dir,
 }
 
 std::string save_to_bytes(const ir::Model& model) {
-  google::protobuf::Arena arena(
-      proto_arena_options(model.graph ? model.graph->num_nodes() * 64 : 0));
-  auto& proto = *google::protobuf::Arena::CreateMessage<::onnx::ModelProto>(&arena);
   ToProtoOptions options;
   options.max_inline_bytes = kProtoLimit;
-  model_to_proto(model, &proto, options);
-  const size_t size = proto.ByteSizeLong();
-  if (size > kProtoLimit) {
-    throw Error(ErrorKind::Unsupported,
-                "the serialized model would be " + size_text(size) +
-                    ", over protobuf's 2 GiB limit; save it with external data "
-                    "(--external-data, SaveOptions::ExternalData::External)");
-  }
   std::string out;
-  if (!proto.SerializeToString(&out)) {
-    throw Error(ErrorKind::Internal, "protobuf could not serialize the model");
-  }
+  write_model(model, options, [&out](std::string_view bytes) { out.append(bytes); });
   return out;
 }
 

@@ -16,6 +16,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "oxs/ir/model.h"
 
@@ -80,5 +81,15 @@ struct ToProtoOptions {
 };
 void model_to_proto(const ir::Model& model, ::onnx::ModelProto* proto,
                     const ToProtoOptions& options);
+
+// Receives serialized bytes in order.
+using ByteSink = std::function<void(std::string_view bytes)>;
+// Serializes `model` through `sink`, writing the raw bytes of the main
+// graph's initializers straight from their storage rather than copying them
+// into a proto first (saving a large inline model needs no second copy of
+// its weights). The bytes parse to the same ModelProto as model_to_proto's;
+// field order may differ. Throws oxs::Error (Unsupported) before writing
+// anything if the result would exceed options.max_inline_bytes or 2 GiB.
+void write_model(const ir::Model& model, const ToProtoOptions& options, const ByteSink& sink);
 
 }  // namespace oxs::onnx

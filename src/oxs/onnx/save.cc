@@ -38,6 +38,29 @@ struct DataFilePlan {
   uint64_t size = 0;
 };
 
+// Collects small pieces into large writes; large pieces go straight through.
+class BufferedWriter {
+ public:
+  explicit BufferedWriter(AtomicFile& file) : file_(file) { buffer_.reserve(kSize); }
+  void write(std::string_view bytes) {
+    if (buffer_.size() + bytes.size() > kSize) flush();
+    if (bytes.size() >= kSize / 4) {
+      file_.write(bytes.data(), bytes.size());
+    } else {
+      buffer_.append(bytes);
+    }
+  }
+  void flush() {
+    file_.write(buffer_.data(), buffer_.size());
+    buffer_.clear();
+  }
+
+ private:
+  static constexpr size_t kSize = size_t{1} << 20;
+  AtomicFile& file_;
+  std::string buffer_;
+};
+
 void set_entry(::onnx::TensorProto* p, const char* key, const std::string& value) {
   auto* e = p->add_external_data();
   e->set_key(key);
@@ -196,17 +219,14 @@ void save(const ir::Model& model, const std::string& path, const SaveOptions& op
     };
   }
 
-  google::protobuf::Arena arena(
-      proto_arena_options(model.graph ? model.graph->num_nodes() * 64 : 0));
-  auto& proto = *google::protobuf::Arena::CreateMessage<::onnx::ModelProto>(&arena);
-  model_to_proto(model, &proto, to);
-  const size_t size = proto.ByteSizeLong();
-  if (size > kProtoLimit) {
-    throw Error(ErrorKind::Unsupported,
-                "the serialized model would be over protobuf's 2 GiB limit; save it with "
-                "external data (--external-data, SaveOptions::ExternalData::External)",
-                {.file = path});
+  // The model first: writing it runs the placers, which plan the data files.
+  AtomicFile model_file(path);
+  {
+    BufferedWriter out(model_file);
+    write_model(model, to, [&out](std::string_view bytes) { out.write(bytes); });
+    out.flush();
   }
+  model_file.finish();
 
   // Write everything to temporary files first.
   std::vector<std::unique_ptr<AtomicFile>> data_files;
@@ -232,12 +252,6 @@ void save(const ir::Model& model, const std::string& path, const SaveOptions& op
     file->finish();
     data_files.push_back(std::move(file));
   }
-  AtomicFile model_file(path);
-  if (!proto.SerializeToFileDescriptor(model_file.fd())) {
-    throw Error(ErrorKind::IO, std::string("cannot write the model: ") + std::strerror(errno),
-                {.file = path});
-  }
-  model_file.finish();
   // Every tensor whose bytes were written has been mapped by now, so renaming
   // over its data file cannot change what it reads.
   for (auto& f : data_files) f->commit();

@@ -2,12 +2,15 @@
 // reproduces a loaded proto exactly by honouring the proto_quirks bits and
 // the graphs' value_info overrides. Tensor bytes go inline unless a
 // TensorPlacer (set by save() for external data) takes them.
+#include <algorithm>
+#include <climits>
 #include <cstring>
 #include <unordered_map>
 
 #include "oxs/ir/error.h"
 #include "oxs/onnx/attr_fields.h"
 #include "oxs/onnx/proto_convert.h"
+#include "oxs/onnx/proto_util.h"
 #include "oxs/onnx/quirks.h"
 
 namespace oxs::onnx {
@@ -67,6 +70,13 @@ class Writer {
   void attr(const ir::Attr& a, ::onnx::AttributeProto* p);
   void tensor(const ir::Tensor& t, TensorProto* p, const std::string& name);
   void sparse(const ir::SparseTensor& s, ::onnx::SparseTensorProto* p);
+  // Like tensor(), but raw bytes are not copied into `p`: returns true and
+  // sets `raw` to them when the tensor's data is raw_data (to be appended by
+  // the caller), false when the data went into `p` or elsewhere.
+  bool tensor_deferring_raw(const ir::Tensor& t, TensorProto* p, const std::string& name,
+                            std::span<const std::byte>* raw);
+  // The graph whose initializers graph() leaves out (written by the caller).
+  const ir::Graph* omit_initializers_of = nullptr;
 
  private:
   void value_info(const std::string& name, const ir::Type& type, const std::string& doc,
@@ -78,7 +88,23 @@ class Writer {
 
   const ToProtoOptions& opt_;
   uint64_t inline_bytes_ = 0;
+  std::span<const std::byte>* defer_raw_ = nullptr;  // set during tensor_deferring_raw
+  bool deferred_ = false;
 };
+
+bool Writer::tensor_deferring_raw(const ir::Tensor& t, TensorProto* p, const std::string& name,
+                                  std::span<const std::byte>* raw) {
+  defer_raw_ = raw;
+  deferred_ = false;
+  try {
+    tensor(t, p, name);
+  } catch (...) {
+    defer_raw_ = nullptr;
+    throw;
+  }
+  defer_raw_ = nullptr;
+  return deferred_;
+}
 
 void Writer::count_inline(uint64_t bytes) {
   inline_bytes_ += bytes;
@@ -119,6 +145,11 @@ void Writer::inline_data(const ir::Tensor& t, TensorProto* p) {
   count_inline(t.stored_size());
   if (t.encoding != ir::Tensor::Encoding::Typed) {
     auto b = t.bytes();
+    if (defer_raw_) {
+      *defer_raw_ = b;
+      deferred_ = true;
+      return;
+    }
     p->set_raw_data(reinterpret_cast<const char*>(b.data()), b.size());
     return;
   }
@@ -255,6 +286,7 @@ void Writer::graph(const ir::Graph& g, ::onnx::GraphProto* p) {
   for (const ir::Node* n : g.nodes()) node(*n, p->add_node());
   if (!(g.proto_quirks & quirk::kGraphNoName)) p->set_name(g.name());
   for (const ir::Value* v : g.initializers()) {
+    if (&g == omit_initializers_of) break;
     auto* t = p->add_initializer();
     if (v->const_value()) {
       tensor(*v->const_value(), t, v->name());
@@ -418,6 +450,105 @@ void type_to_proto(const ir::Type& t, ::onnx::TypeProto* p) {
 void model_to_proto(const ir::Model& model, ::onnx::ModelProto* proto,
                     const ToProtoOptions& options) {
   Writer(options).model(model, proto);
+}
+
+namespace {
+
+size_t varint_size(uint64_t v) {
+  size_t n = 1;
+  while (v >= 0x80) {
+    v >>= 7;
+    ++n;
+  }
+  return n;
+}
+
+std::string varint(uint64_t v) {
+  std::string out;
+  while (v >= 0x80) {
+    out += static_cast<char>((v & 0x7f) | 0x80);
+    v >>= 7;
+  }
+  out += static_cast<char>(v);
+  return out;
+}
+
+// Tags (field number << 3 | length-delimited) of the fields spliced in.
+constexpr char kModelGraphTag = (7 << 3) | 2;
+constexpr char kGraphInitializerTag = (5 << 3) | 2;
+constexpr char kTensorRawDataTag = (9 << 3) | 2;
+
+}  // namespace
+
+void write_model(const ir::Model& model, const ToProtoOptions& options, const ByteSink& sink) {
+  // Protobuf parsers merge a message's fields in any order and append
+  // repeated ones, so the main graph's initializers can follow the rest of
+  // the graph, each with its raw bytes written straight from the tensor's
+  // storage instead of being copied into the proto first.
+  google::protobuf::Arena arena(
+      proto_arena_options(model.graph ? model.graph->num_nodes() * 64 : 0));
+  auto& proto = *google::protobuf::Arena::CreateMessage<::onnx::ModelProto>(&arena);
+  Writer w(options);
+  w.omit_initializers_of = model.graph.get();
+  w.model(model, &proto);
+  ::onnx::GraphProto* graph = proto.has_graph() ? proto.unsafe_arena_release_graph() : nullptr;
+
+  struct Entry {
+    TensorProto* head;
+    size_t head_size;
+    std::span<const std::byte> raw;
+    bool deferred;
+    size_t size;  // of the whole TensorProto
+  };
+  std::vector<Entry> entries;
+  uint64_t graph_size = graph ? graph->ByteSizeLong() : 0;
+  if (graph) {
+    entries.reserve(model.graph->initializers().size());
+    for (const ir::Value* v : model.graph->initializers()) {
+      Entry e{google::protobuf::Arena::CreateMessage<TensorProto>(&arena), 0, {}, false, 0};
+      if (v->const_value()) {
+        e.deferred = w.tensor_deferring_raw(*v->const_value(), e.head, v->name(), &e.raw);
+      } else {
+        e.head->set_name(v->name());
+      }
+      e.head_size = e.head->ByteSizeLong();
+      e.size = e.head_size + (e.deferred ? 1 + varint_size(e.raw.size()) + e.raw.size() : 0);
+      graph_size += 1 + varint_size(e.size) + e.size;
+      entries.push_back(e);
+    }
+  }
+  const uint64_t total =
+      proto.ByteSizeLong() + (graph ? 1 + varint_size(graph_size) + graph_size : 0);
+  // Nothing can parse more than 2 GiB as one message, whatever the options.
+  if (total > std::min<uint64_t>(options.max_inline_bytes, INT_MAX)) {
+    throw Error(ErrorKind::Unsupported,
+                "the serialized model would be " + std::to_string(total) +
+                    " bytes, over protobuf's 2 GiB limit for one file; save it with external "
+                    "data (--external-data, SaveOptions::ExternalData::External)",
+                {.file = options.file});
+  }
+  sink(proto.SerializeAsString());
+  if (!graph) return;
+  sink(std::string(1, kModelGraphTag) + varint(graph_size));
+  {
+    // ByteSizeLong() above cached the sizes; serialize without a second pass.
+    std::string bytes(graph->GetCachedSize(), '\0');
+    graph->SerializeWithCachedSizesToArray(reinterpret_cast<uint8_t*>(bytes.data()));
+    sink(bytes);
+  }
+  for (const Entry& e : entries) {
+    std::string head(1, kGraphInitializerTag);
+    head += varint(e.size);
+    e.head->AppendToString(&head);
+    if (e.deferred) {
+      head += kTensorRawDataTag;
+      head += varint(e.raw.size());
+    }
+    sink(head);
+    if (e.deferred && !e.raw.empty()) {
+      sink(std::string_view(reinterpret_cast<const char*>(e.raw.data()), e.raw.size()));
+    }
+  }
 }
 
 void model_to_proto(const ir::Model& model, ::onnx::ModelProto* proto) {
