@@ -149,6 +149,31 @@ TEST(ExternalData, InlineToExternalToInlineIsIdentical) {
   EXPECT_EQ(read_file(dir / "d/model.onnx.data"), read_file(dir / "b/model.onnx.data"));
 }
 
+// Large pieces (a big graph, big weights) and small ones (tags, tensor
+// headers) must reach the file in order.
+TEST(ExternalData, LargeInlineModelsSaveAndLoadBack) {
+  TempDir dir;
+  ::onnx::ModelProto p = inline_model();
+  auto* g = p.mutable_graph();
+  for (int i = 0; i < 30000; ++i) {
+    auto* n = g->add_node();
+    n->set_op_type("Relu");
+    n->set_name("relu_" + std::to_string(i));
+    n->add_input(i ? "r" + std::to_string(i - 1) : "y");
+    n->add_output("r" + std::to_string(i));
+  }
+  add_raw(g, "huge", 1 << 20, 1);  // 4 MiB inline
+  add_raw(g, "after", 5, 2);
+  ir::Model m = load_from_bytes(p.SerializeAsString(), dir.path(), "m");
+  SaveOptions inl;
+  inl.external_data = SaveOptions::ExternalData::Inline;
+  save(m, dir / "big.onnx", inl);
+  EXPECT_EQ(proto_diff(p, parse_model(read_file(dir / "big.onnx"))), "");
+  save(m, dir / "keep.onnx");
+  EXPECT_EQ(proto_diff(p, parse_model(read_file(dir / "keep.onnx"))), "");
+  EXPECT_EQ(proto_diff(p, parse_model(save_to_bytes(load(dir / "big.onnx")))), "");
+}
+
 TEST(ExternalData, CustomFileNameAndAlignment) {
   TempDir dir;
   ir::Model m = load_from_bytes(inline_model().SerializeAsString(), dir.path(), "m");

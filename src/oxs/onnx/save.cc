@@ -45,6 +45,7 @@ class BufferedWriter {
   void write(std::string_view bytes) {
     if (buffer_.size() + bytes.size() > kSize) flush();
     if (bytes.size() >= kSize / 4) {
+      flush();  // what is buffered comes first
       file_.write(bytes.data(), bytes.size());
     } else {
       buffer_.append(bytes);
