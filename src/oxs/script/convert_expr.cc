@@ -374,6 +374,9 @@ SVal FunctionConverter::eval_name(const Name& e) {
   for (const auto& [k, v] : env_) candidates.push_back(k);
   for (auto& g : c_.global_names()) candidates.push_back(std::move(g));
   auto close = schema::closest_names(e.id, candidates, 3);
+  // A suggestion that rewrites the whole name is noise (x -> y).
+  std::erase_if(
+      close, [&](const std::string& s) { return schema::edit_distance(e.id, s) >= e.id.size(); });
   std::string hint =
       close.empty() ? "define it before this line, or import it" : "did you mean " + [&] {
         std::string s;
