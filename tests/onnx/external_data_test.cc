@@ -155,7 +155,9 @@ TEST(ExternalData, LargeInlineModelsSaveAndLoadBack) {
   TempDir dir;
   ::onnx::ModelProto p = inline_model();
   auto* g = p.mutable_graph();
-  for (int i = 0; i < 30000; ++i) {
+  // About 400 KiB of graph: bigger than a quarter of the write buffer,
+  // smaller than the buffer.
+  for (int i = 0; i < 10000; ++i) {
     auto* n = g->add_node();
     n->set_op_type("Relu");
     n->set_name("relu_" + std::to_string(i));
@@ -164,6 +166,7 @@ TEST(ExternalData, LargeInlineModelsSaveAndLoadBack) {
   }
   add_raw(g, "huge", 1 << 20, 1);  // 4 MiB inline
   add_raw(g, "after", 5, 2);
+  add_raw(g, "mid", 80000, 3);  // 320 KiB
   ir::Model m = load_from_bytes(p.SerializeAsString(), dir.path(), "m");
   SaveOptions inl;
   inl.external_data = SaveOptions::ExternalData::Inline;
