@@ -13,13 +13,13 @@ bool contains(const std::string& text, const std::string& part) {
 TEST(CliMain, HelpListsEveryCommand) {
   RunResult r = run_oxs({"--help"});
   EXPECT_EQ(r.code, 0) << r.err;
-  for (const char* cmd : {"info", "check", "convert", "print"}) {
+  for (const char* cmd : {"info", "check", "convert", "print", "op"}) {
     EXPECT_TRUE(contains(r.out, cmd)) << cmd << "\n" << r.out;
   }
 }
 
 TEST(CliMain, EverySubcommandHasHelpWithAnExample) {
-  for (const char* cmd : {"info", "check", "convert", "print"}) {
+  for (const char* cmd : {"info", "check", "convert", "print", "op"}) {
     RunResult r = run_oxs({cmd, "--help"});
     EXPECT_EQ(r.code, 0) << cmd << ": " << r.err;
     EXPECT_TRUE(contains(r.out, "Example")) << cmd << "\n" << r.out;

@@ -349,6 +349,10 @@ std::string value_ref(const Value* v) {
   return name_ref(v->name());
 }
 
+std::string attr_value_text(const Attr& a, const PrintOptions& o) {
+  return attr_value(a, o);
+}
+
 std::string tensor_summary(const Tensor& t, const PrintOptions& o) {
   std::string out = std::string(dtype_name(t.dtype())) + dims_text(t.dims()) + " = ";
   if (t.encoding == Tensor::Encoding::External) {

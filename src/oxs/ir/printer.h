@@ -32,6 +32,9 @@ std::string print(const Function& function, const PrintOptions& options = {});
 std::string print_node_line(const Node& node, const PrintOptions& options = {});
 // "%name" ("%\"odd name\"" when the name is not a plain identifier).
 std::string value_ref(const Value* value);
+// An attribute's value as in a node line: "2.0", "[1, 2]", "\"NOTSET\"",
+// "@ref" for a reference to a function's attribute, "graph" for subgraphs.
+std::string attr_value_text(const Attr& attr, const PrintOptions& options = {});
 // A tensor's type and (first) values, or where its external data lives:
 // "float[2,2] = [1.0, 2.0, 3.0, 4.0]".
 std::string tensor_summary(const Tensor& tensor, const PrintOptions& options = {});
