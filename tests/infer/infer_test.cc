@@ -207,9 +207,17 @@ TEST(Infer, FunctionsAreInferredThroughTheirBodies) {
   auto* call = f.node("relu_flatten", {x}, 1, "local");
   call->set_attr(ir::Attr::of_int("axis", 2));
   auto* call2 = f.node("relu_flatten", {x}, 1, "local");  // default axis = 1
+  // Same signature again (served from the call cache) and another type.
+  auto* call3 = f.node("relu_flatten", {x}, 1, "local");
+  call3->set_attr(ir::Attr::of_int("axis", 2));
+  auto* d = f.input("d", Type::tensor(DataType::Double, Shape{2, 3, 4, 5}));
+  auto* call4 = f.node("relu_flatten", {d}, 1, "local");
+  call4->set_attr(ir::Attr::of_int("axis", 2));
   run(f.m);
   EXPECT_EQ(call->output(0)->type().to_string(), "float[6,20]");
   EXPECT_EQ(call2->output(0)->type().to_string(), "float[2,60]");
+  EXPECT_EQ(call3->output(0)->type().to_string(), "float[6,20]");
+  EXPECT_EQ(call4->output(0)->type().to_string(), "double[6,20]");
 }
 
 TEST(Infer, FunctionCallWithMisspeltAttributeSuggests) {

@@ -65,6 +65,12 @@ struct Inferencer::Impl {
   // Node attribute `name`, with references resolved through `f`.
   static const ir::Attr* resolve_attr(const ir::Node& n, std::string_view name, const Frame& f);
   void infer_function_call(ir::Node& n, const ir::Function& fn, const Frame& f);
+  // Cache key of a function call whose result depends only on input types
+  // and plain attributes; empty when it depends on more.
+  std::string call_key(const ir::Node& n, const ir::Function& fn,
+                       const std::vector<ir::Attr>& attrs,
+                       const std::vector<ir::OpsetImport>* imports);
+  std::unordered_map<std::string, std::vector<ir::Type>> call_cache;
   void record_constant_node(ir::Node& n, const Frame& f);
   // Infers a function op (no inference function) through its body; false if
   // there is no body to infer through.

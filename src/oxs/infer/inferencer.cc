@@ -3,6 +3,8 @@
 // NodeContext, merge the results, then propagate known values.
 #include <onnx/defs/schema.h>
 
+#include <bit>
+
 #include "oxs/infer/impl.h"
 #include "oxs/ir/error.h"
 #include "oxs/onnx/proto_convert.h"
@@ -270,6 +272,19 @@ void Inferencer::Impl::infer_function_call(ir::Node& n, const ir::Function& fn, 
     c.ref_attr_name.clear();
     attrs.push_back(std::move(c));
   }
+  // Calls with the same input types and plain attributes infer the same: a
+  // model calling one function many times (an exporter's op library) pays
+  // for the body once per distinct signature. Known values opt out.
+  std::string key = call_key(n, fn, attrs, f.imports);
+  if (!key.empty()) {
+    auto hit = call_cache.find(key);
+    if (hit != call_cache.end()) {
+      for (size_t i = 0; i < hit->second.size() && i < n.num_outputs(); ++i) {
+        merge_output(n, i, hit->second[i]);
+      }
+      return;
+    }
+  }
   auto body = fn.body->clone();
   for (size_t i = 0; i < body->inputs().size() && i < n.num_inputs(); ++i) {
     ir::Value* actual = n.input(i);
@@ -290,15 +305,61 @@ void Inferencer::Impl::infer_function_call(ir::Node& n, const ir::Function& fn, 
                 "in function '" + fn.name + "' called by " + node_label(n) + ": " + e.message(),
                 {.node = n.name()});
   }
+  std::vector<ir::Type> result;
   for (size_t i = 0; i < body->outputs().size() && i < n.num_outputs(); ++i) {
     ir::Value* out = body->outputs()[i];
+    result.push_back(out ? out->type() : ir::Type());
     if (!out) continue;
     merge_output(n, i, out->type());
-    if (auto it = shape_data.find(out); it != shape_data.end() && n.output(i)) {
-      shape_data[n.output(i)] = it->second;
+    if (auto it = shape_data.find(out); it != shape_data.end()) {
+      key.clear();  // outputs with known values depend on more than types
+      if (n.output(i)) shape_data[n.output(i)] = it->second;
     }
   }
   forget_graph(*body);
+  if (!key.empty()) call_cache.emplace(std::move(key), std::move(result));
+}
+
+std::string Inferencer::Impl::call_key(const ir::Node& n, const ir::Function& fn,
+                                       const std::vector<ir::Attr>& attrs,
+                                       const std::vector<ir::OpsetImport>* imports) {
+  std::string key = std::to_string(reinterpret_cast<uintptr_t>(&fn)) + "@" +
+                    std::to_string(reinterpret_cast<uintptr_t>(imports)) + "|";
+  for (size_t i = 0; i < n.num_inputs(); ++i) {
+    const ir::Value* v = n.input(i);
+    if (!v) {
+      key += "-;";
+      continue;
+    }
+    if (constant_of(v) || shape_data.count(v)) return {};
+    key += v->type().to_string() + ";";
+  }
+  for (const auto& a : attrs) {
+    key += "|" + a.name + "=";
+    switch (a.type) {
+      case ir::AttrType::Int:
+        key += std::to_string(a.i);
+        break;
+      case ir::AttrType::Float:
+        key += std::to_string(std::bit_cast<uint32_t>(a.f));
+        break;
+      case ir::AttrType::String:
+        key += a.s;
+        break;
+      case ir::AttrType::Ints:
+        for (int64_t x : a.ints) key += std::to_string(x) + ",";
+        break;
+      case ir::AttrType::Floats:
+        for (float x : a.floats) key += std::to_string(std::bit_cast<uint32_t>(x)) + ",";
+        break;
+      case ir::AttrType::Strings:
+        for (const auto& x : a.strings) key += x + "\x1f";
+        break;
+      default:
+        return {};  // tensors, graphs, types: not worth hashing
+    }
+  }
+  return key;
 }
 
 bool Inferencer::Impl::infer_through_op_body(ir::Node& n, const ::onnx::OpSchema& s,
