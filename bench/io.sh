@@ -104,7 +104,7 @@ py_inl_wall=$(wall "$PY" -c "$py_load" "$OUT/inline.onnx")
   echo "| what | time | peak RSS |"
   echo "|---|---:|---:|"
   echo "| oxs load (weights mapped lazily) | ${oxs_load} s | $((oxs_rss / 1024)) MiB for the whole run |"
-  echo "| oxs first access of all 64 tensors (maps the file once) | ${oxs_touch} s | (same run) |"
+  echo "| oxs first access of all 64 tensors (maps the file once; cold page cache) | ${oxs_touch} s | (same run) |"
   echo "| onnx.load (reads all external data) | ${py_wall} s | $((py_rss / 1024)) MiB |"
   echo "| onnx.load(load_external_data=False) | | $((py_meta_rss / 1024)) MiB |"
   echo "| python3 -c 'import onnx' alone | | $((py_base_rss / 1024)) MiB |"
