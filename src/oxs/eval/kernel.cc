@@ -159,6 +159,7 @@ const KernelRegistry& KernelRegistry::builtin() {
     register_cast_kernels(k);
     register_misc_kernels(k);
     register_resize_kernels(k);
+    register_rnn_kernels(k);
     return k;
   }();
   return r;

@@ -144,5 +144,6 @@ void register_sequence_kernels(KernelRegistry& r);
 void register_cast_kernels(KernelRegistry& r);
 void register_misc_kernels(KernelRegistry& r);
 void register_resize_kernels(KernelRegistry& r);
+void register_rnn_kernels(KernelRegistry& r);
 
 }  // namespace oxs::eval

@@ -1,9 +1,411 @@
+// Kernels that fit no family: quantization (QuantizeLinear,
+// DequantizeLinear), strings (StringNormalizer), Unique,
+// NonMaxSuppression, TfIdfVectorizer, and the ai.onnx.preview.training
+// optimizers (Adagrad, Adam, Momentum).
+#include <cmath>
+#include <map>
+#include <numeric>
+#include <set>
+
 #include "oxs/eval/kernel_util.h"
 
 namespace oxs::eval {
 
+namespace {
+
+// Per-element scale/zero-point index for per-tensor or per-axis params.
+struct QuantAxis {
+  int64_t inner = 1, len = 1;
+  bool per_axis = false;
+  int64_t at(int64_t i) const { return per_axis ? (i / inner) % len : 0; }
+};
+
+QuantAxis quant_axis(const KernelContext& ctx, const Tensor& x, const Tensor& scale) {
+  QuantAxis q;
+  if (scale.numel() <= 1 && scale.rank() == 0) return q;
+  if (scale.numel() == 1) return q;
+  int64_t axis = normalize_axis(ctx, ctx.attr_int("axis", 1), int64_t(x.rank()));
+  q.per_axis = true;
+  q.len = x.dim(size_t(axis));
+  if (scale.numel() != q.len) ctx.fail("scale must have one entry per slice of the axis");
+  for (size_t i = size_t(axis) + 1; i < x.rank(); ++i) q.inner *= x.dim(i);
+  return q;
+}
+
+void quantize_k(KernelContext& ctx) {
+  const Tensor& x = ctx.tensor(0);
+  Tensor scale = cast_tensor(ctx.tensor(1), DataType::Double);
+  const Tensor* zp = ctx.optional_tensor(2);
+  DataType odt = zp ? zp->dtype() : DataType::Uint8;
+  Tensor z = zp ? cast_tensor(*zp, DataType::Double) : Tensor(DataType::Double, {1});
+  QuantAxis q = quant_axis(ctx, x, scale);
+  Tensor xd = cast_tensor(x, DataType::Double);
+  Tensor& out = ctx.alloc_output(0, odt, x.dims());
+  dispatch_int(odt, [&](auto tag) {
+    using T = decltype(tag);
+    T* po = out.mutable_data<T>();
+    for (int64_t i = 0; i < x.numel(); ++i) {
+      int64_t j = q.at(i);
+      // Divide in the input's precision (float for float), as numpy does.
+      double q = x.dtype() == DataType::Double
+                     ? xd.data<double>()[i] / scale.data<double>()[j]
+                     : double(float(xd.data<double>()[i]) / float(scale.data<double>()[j]));
+      double v = std::nearbyint(q) + z.data<double>()[z.numel() > 1 ? j : 0];
+      v = std::clamp<double>(v, double(std::numeric_limits<T>::lowest()),
+                             double(std::numeric_limits<T>::max()));
+      po[i] = T(v);
+    }
+  });
+}
+
+void dequantize_k(KernelContext& ctx) {
+  const Tensor& x = ctx.tensor(0);
+  Tensor scale = cast_tensor(ctx.tensor(1), DataType::Double);
+  const Tensor* zp = ctx.optional_tensor(2);
+  Tensor z = zp ? cast_tensor(*zp, DataType::Double) : Tensor(DataType::Double, {1});
+  QuantAxis q = quant_axis(ctx, x, scale);
+  Tensor xd = cast_tensor(x, DataType::Double);
+  Tensor& out = ctx.alloc_output(0, ctx.tensor(1).dtype(), x.dims());
+  Tensor yd(DataType::Double, x.dims());
+  for (int64_t i = 0; i < x.numel(); ++i) {
+    int64_t j = q.at(i);
+    yd.mutable_data<double>()[i] =
+        (xd.data<double>()[i] - z.data<double>()[z.numel() > 1 ? j : 0]) * scale.data<double>()[j];
+  }
+  out = cast_tensor(yd, out.dtype());
+  ctx.set_output(0, out);
+}
+
+std::string lower(std::string s) {
+  for (char& c : s) c = char(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+std::string upper(std::string s) {
+  for (char& c : s) c = char(std::toupper(static_cast<unsigned char>(c)));
+  return s;
+}
+
+void string_normalizer_k(KernelContext& ctx) {
+  const Tensor& x = ctx.tensor(0);
+  if (x.dtype() != DataType::String) ctx.fail("input must be a string tensor");
+  std::string action = ctx.attr_string("case_change_action", "NONE");
+  bool cs = ctx.attr_int("is_case_sensitive", 0) != 0;
+  std::vector<std::string> stop = ctx.attr_strings("stopwords");
+  std::set<std::string> stopset;
+  for (const auto& s : stop) stopset.insert(cs ? s : lower(s));
+  std::vector<std::string> kept;
+  for (const auto& s : x.strings()) {
+    if (stopset.count(cs ? s : lower(s))) continue;
+    kept.push_back(action == "LOWER" ? lower(s) : action == "UPPER" ? upper(s) : s);
+  }
+  if (kept.empty()) kept.push_back("");
+  Dims od = x.rank() == 2 ? Dims{1, int64_t(kept.size())} : Dims{int64_t(kept.size())};
+  Tensor& out = ctx.alloc_output(0, DataType::String, od);
+  std::copy(kept.begin(), kept.end(), out.mutable_strings().begin());
+}
+
+void unique_k(KernelContext& ctx) {
+  const Tensor& x0 = ctx.tensor(0);
+  bool sorted = ctx.attr_int("sorted", 1) != 0;
+  bool has_axis = ctx.has_attr("axis");
+  Tensor x = has_axis ? x0 : x0.reshaped({x0.numel()});
+  int64_t axis = has_axis ? normalize_axis(ctx, ctx.attr_int("axis", 0), int64_t(x.rank())) : 0;
+  int64_t outer = 1, n = x.dim(size_t(axis)), inner = 1;
+  for (size_t i = 0; i < x.rank(); ++i) {
+    if (int64_t(i) < axis) outer *= x.dim(i);
+    if (int64_t(i) > axis) inner *= x.dim(i);
+  }
+  // Slice k as a vector of doubles (or strings) for comparison.
+  std::vector<std::vector<double>> keys(static_cast<size_t>(n));
+  std::vector<std::vector<std::string>> skeys(static_cast<size_t>(n));
+  for (int64_t k = 0; k < n; ++k) {
+    for (int64_t o = 0; o < outer; ++o) {
+      for (int64_t i = 0; i < inner; ++i) {
+        int64_t idx = (o * n + k) * inner + i;
+        if (x.dtype() == DataType::String) {
+          skeys[size_t(k)].push_back(x.strings()[size_t(idx)]);
+        } else {
+          keys[size_t(k)].push_back(x.get_as_double(idx));
+        }
+      }
+    }
+  }
+  auto less = [&](int64_t a, int64_t b) {
+    return x.dtype() == DataType::String ? skeys[size_t(a)] < skeys[size_t(b)]
+                                         : keys[size_t(a)] < keys[size_t(b)];
+  };
+  auto eq = [&](int64_t a, int64_t b) { return !less(a, b) && !less(b, a); };
+  std::vector<int64_t> order(static_cast<size_t>(n));
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), less);
+  std::vector<int64_t> group_of(static_cast<size_t>(n));
+  std::vector<int64_t> group_first, group_count;
+  for (size_t i = 0; i < order.size(); ++i) {
+    if (i == 0 || !eq(order[i - 1], order[i])) {
+      group_first.push_back(order[i]);
+      group_count.push_back(0);
+    }
+    group_of[size_t(order[i])] = int64_t(group_first.size()) - 1;
+    ++group_count.back();
+  }
+  std::vector<int64_t> gorder(group_first.size());
+  std::iota(gorder.begin(), gorder.end(), 0);
+  if (!sorted) {
+    std::sort(gorder.begin(), gorder.end(), [&](int64_t a, int64_t b) {
+      return group_first[size_t(a)] < group_first[size_t(b)];
+    });
+  }
+  std::vector<int64_t> rank_of(gorder.size());
+  for (size_t i = 0; i < gorder.size(); ++i) rank_of[size_t(gorder[i])] = int64_t(i);
+  int64_t u = int64_t(gorder.size());
+  std::vector<int64_t> picks;
+  for (int64_t g : gorder) picks.push_back(group_first[size_t(g)]);
+  Dims od = x.dims();
+  od[size_t(axis)] = u;
+  Tensor& y = ctx.alloc_output(0, x.dtype(), od);
+  dispatch_copy(x.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    const T* px = x.data<T>();
+    T* py = y.mutable_data<T>();
+    for (int64_t o = 0; o < outer; ++o) {
+      for (int64_t j = 0; j < u; ++j) {
+        const T* src = px + (o * n + picks[size_t(j)]) * inner;
+        std::copy(src, src + inner, py + (o * u + j) * inner);
+      }
+    }
+  });
+  if (ctx.wants_output(1)) {
+    Tensor& t = ctx.alloc_output(1, DataType::Int64, {u});
+    for (int64_t j = 0; j < u; ++j) t.mutable_data<int64_t>()[j] = picks[size_t(j)];
+  }
+  if (ctx.wants_output(2)) {
+    Tensor& t = ctx.alloc_output(2, DataType::Int64, {n});
+    for (int64_t k = 0; k < n; ++k)
+      t.mutable_data<int64_t>()[k] = rank_of[size_t(group_of[size_t(k)])];
+  }
+  if (ctx.wants_output(3)) {
+    Tensor& t = ctx.alloc_output(3, DataType::Int64, {u});
+    for (int64_t j = 0; j < u; ++j)
+      t.mutable_data<int64_t>()[j] = group_count[size_t(gorder[size_t(j)])];
+  }
+}
+
+void nms_k(KernelContext& ctx) {
+  Tensor boxes = cast_tensor(ctx.tensor(0), DataType::Double);
+  Tensor scores = cast_tensor(ctx.tensor(1), DataType::Double);
+  int64_t max_out = 0;
+  if (const Tensor* t = ctx.optional_tensor(2); t && t->numel()) max_out = t->to_int_vector()[0];
+  double iou_th = 0, score_th = -std::numeric_limits<double>::infinity();
+  if (const Tensor* t = ctx.optional_tensor(3); t && t->numel())
+    iou_th = cast_tensor(*t, DataType::Double).data<double>()[0];
+  if (const Tensor* t = ctx.optional_tensor(4); t && t->numel())
+    score_th = cast_tensor(*t, DataType::Double).data<double>()[0];
+  bool center = ctx.attr_int("center_point_box", 0) != 0;
+  if (boxes.rank() != 3 || scores.rank() != 3) ctx.fail("boxes and scores must be 3-D");
+  int64_t nb = boxes.dim(0), n = boxes.dim(1), nc = scores.dim(1);
+  auto corners = [&](int64_t b, int64_t i, double* c) {
+    const double* p = boxes.data<double>() + (b * n + i) * 4;
+    if (center) {
+      c[0] = p[1] - p[3] / 2;
+      c[1] = p[0] - p[2] / 2;
+      c[2] = p[1] + p[3] / 2;
+      c[3] = p[0] + p[2] / 2;
+    } else {
+      c[0] = std::min(p[0], p[2]);
+      c[1] = std::min(p[1], p[3]);
+      c[2] = std::max(p[0], p[2]);
+      c[3] = std::max(p[1], p[3]);
+    }
+  };
+  auto iou = [&](int64_t b, int64_t i, int64_t j) {
+    double a[4], c[4];
+    corners(b, i, a);
+    corners(b, j, c);
+    double ih = std::max(0.0, std::min(a[2], c[2]) - std::max(a[0], c[0]));
+    double iw = std::max(0.0, std::min(a[3], c[3]) - std::max(a[1], c[1]));
+    double inter = ih * iw;
+    double uni = (a[2] - a[0]) * (a[3] - a[1]) + (c[2] - c[0]) * (c[3] - c[1]) - inter;
+    return uni <= 0 ? 0.0 : inter / uni;
+  };
+  std::vector<int64_t> sel;
+  for (int64_t b = 0; b < nb; ++b) {
+    for (int64_t c = 0; c < nc; ++c) {
+      const double* s = scores.data<double>() + (b * nc + c) * n;
+      std::vector<int64_t> cand;
+      for (int64_t i = 0; i < n; ++i) {
+        if (s[i] > score_th) cand.push_back(i);
+      }
+      std::stable_sort(cand.begin(), cand.end(), [&](int64_t x, int64_t y) { return s[x] > s[y]; });
+      std::vector<int64_t> kept;
+      for (int64_t i : cand) {
+        if (int64_t(kept.size()) >= max_out) break;
+        bool ok = true;
+        for (int64_t k : kept) {
+          if (iou(b, i, k) > iou_th) {
+            ok = false;
+            break;
+          }
+        }
+        if (ok) kept.push_back(i);
+      }
+      for (int64_t k : kept) {
+        sel.push_back(b);
+        sel.push_back(c);
+        sel.push_back(k);
+      }
+    }
+  }
+  Tensor& out = ctx.alloc_output(0, DataType::Int64, {int64_t(sel.size() / 3), 3});
+  std::copy(sel.begin(), sel.end(), out.mutable_data<int64_t>());
+}
+
+void tfidf_k(KernelContext& ctx) {
+  const Tensor& x = ctx.tensor(0);
+  int64_t min_n = ctx.attr_int("min_gram_length", 1), max_n = ctx.attr_int("max_gram_length", 1);
+  int64_t max_skip = ctx.attr_int("max_skip_count", 0);
+  std::string mode = ctx.attr_string("mode", "TF");
+  std::vector<int64_t> counts = ctx.attr_ints("ngram_counts");
+  std::vector<int64_t> indexes = ctx.attr_ints("ngram_indexes");
+  std::vector<float> weights = ctx.attr_floats("weights");
+  std::vector<int64_t> pool_i = ctx.attr_ints("pool_int64s");
+  std::vector<std::string> pool_s = ctx.attr_strings("pool_strings");
+  bool strings = x.dtype() == DataType::String;
+  size_t pool_size = strings ? pool_s.size() : pool_i.size();
+  // n-gram (as key text) -> output index.
+  std::map<std::string, int64_t> table;
+  auto item = [&](bool from_pool, int64_t i) -> std::string {
+    if (strings) return from_pool ? pool_s[size_t(i)] : x.strings()[size_t(i)];
+    return std::to_string(from_pool ? pool_i[size_t(i)] : int64_t(x.get_as_double(i)));
+  };
+  int64_t out_len = 0;
+  for (int64_t v : indexes) out_len = std::max(out_len, v + 1);
+  size_t k = 0;
+  for (size_t g = 0; g < counts.size(); ++g) {
+    int64_t n = int64_t(g) + 1;
+    size_t begin = size_t(counts[g]);
+    size_t end = g + 1 < counts.size() ? size_t(counts[g + 1]) : pool_size;
+    for (size_t p = begin; p + size_t(n) <= end; p += size_t(n)) {
+      std::string key = std::to_string(n) + ":";
+      for (int64_t j = 0; j < n; ++j) key += item(true, int64_t(p) + j) + "\x1f";
+      if (k < indexes.size()) table[key] = indexes[k];
+      ++k;
+    }
+  }
+  int64_t rows = x.rank() == 2 ? x.dim(0) : 1, cols = x.rank() == 2 ? x.dim(1) : x.numel();
+  Dims od = x.rank() == 2 ? Dims{rows, out_len} : Dims{out_len};
+  Tensor& out = ctx.alloc_output(0, DataType::Float, od);
+  float* po = out.mutable_data<float>();
+  for (int64_t r = 0; r < rows; ++r) {
+    std::vector<double> cnt(size_t(out_len), 0);
+    for (int64_t n = min_n; n <= max_n; ++n) {
+      for (int64_t skip = 0; skip <= (n == 1 ? 0 : max_skip); ++skip) {
+        for (int64_t s = 0; s + (n - 1) * (skip + 1) < cols; ++s) {
+          std::string key = std::to_string(n) + ":";
+          for (int64_t j = 0; j < n; ++j)
+            key += item(false, r * cols + s + j * (skip + 1)) + "\x1f";
+          auto it = table.find(key);
+          if (it != table.end()) cnt[size_t(it->second)] += 1;
+        }
+      }
+    }
+    for (int64_t i = 0; i < out_len; ++i) {
+      double w = weights.empty() ? 1.0 : double(weights[size_t(i)]);
+      double v = cnt[size_t(i)];
+      if (mode == "IDF") v = v > 0 ? w : 0;
+      if (mode == "TFIDF") v = v * w;
+      po[r * out_len + i] = float(v);
+    }
+  }
+}
+
+// ---- ai.onnx.preview.training optimizers (computed in double) ----
+
+std::vector<double> as_doubles(const Tensor& t) {
+  Tensor d = cast_tensor(t, DataType::Double);
+  return std::vector<double>(d.data<double>(), d.data<double>() + d.numel());
+}
+
+Tensor like(const Tensor& shape_of, const std::vector<double>& v) {
+  Tensor d = Tensor::of<double>(DataType::Double, shape_of.dims(), std::span<const double>(v));
+  return cast_tensor(d, shape_of.dtype());
+}
+
+void adagrad_k(KernelContext& ctx) {
+  double lr = as_doubles(ctx.tensor(0))[0], t = as_doubles(ctx.tensor(1))[0];
+  double decay = ctx.attr_float("decay_factor", 0), eps = ctx.attr_float("epsilon", 0);
+  double norm = ctx.attr_float("norm_coefficient", 0);
+  size_t n = (ctx.num_inputs() - 2) / 3;
+  double r = lr / (1 + t * decay);
+  for (size_t i = 0; i < n; ++i) {
+    const Tensor& xt = ctx.tensor(2 + i);
+    auto x = as_doubles(xt), g = as_doubles(ctx.tensor(2 + n + i)),
+         h = as_doubles(ctx.tensor(2 + 2 * n + i));
+    for (size_t k = 0; k < x.size(); ++k) {
+      double gr = norm * x[k] + g[k];
+      h[k] += gr * gr;
+      x[k] -= r * gr / (std::sqrt(h[k]) + eps);
+    }
+    ctx.set_output(i, like(xt, x));
+    ctx.set_output(n + i, like(xt, h));
+  }
+}
+
+void momentum_k(KernelContext& ctx) {
+  double lr = as_doubles(ctx.tensor(0))[0], t = as_doubles(ctx.tensor(1))[0];
+  double alpha = ctx.attr_float("alpha", 0), beta = ctx.attr_float("beta", 0);
+  double norm = ctx.attr_float("norm_coefficient", 0);
+  bool nesterov = ctx.attr_string("mode", "standard") == "nesterov";
+  size_t n = (ctx.num_inputs() - 2) / 3;
+  double bt = t > 0 ? beta : 1;
+  for (size_t i = 0; i < n; ++i) {
+    const Tensor& xt = ctx.tensor(2 + i);
+    auto x = as_doubles(xt), g = as_doubles(ctx.tensor(2 + n + i)),
+         v = as_doubles(ctx.tensor(2 + 2 * n + i));
+    for (size_t k = 0; k < x.size(); ++k) {
+      double gr = norm * x[k] + g[k];
+      v[k] = alpha * v[k] + bt * gr;
+      x[k] -= nesterov ? lr * (gr + alpha * v[k]) : lr * v[k];
+    }
+    ctx.set_output(i, like(xt, x));
+    ctx.set_output(n + i, like(xt, v));
+  }
+}
+
+void adam_k(KernelContext& ctx) {
+  double lr = as_doubles(ctx.tensor(0))[0], t = as_doubles(ctx.tensor(1))[0];
+  double alpha = ctx.attr_float("alpha", 0.9f), beta = ctx.attr_float("beta", 0.999f);
+  double eps = ctx.attr_float("epsilon", 1e-6f), norm = ctx.attr_float("norm_coefficient", 0);
+  double post = ctx.attr_float("norm_coefficient_post", 0);
+  size_t n = (ctx.num_inputs() - 2) / 4;
+  double ra = t > 0 ? lr * std::sqrt(1 - std::pow(beta, t)) / (1 - std::pow(alpha, t)) : lr;
+  for (size_t i = 0; i < n; ++i) {
+    const Tensor& xt = ctx.tensor(2 + i);
+    auto x = as_doubles(xt), g = as_doubles(ctx.tensor(2 + n + i));
+    auto v = as_doubles(ctx.tensor(2 + 2 * n + i)), h = as_doubles(ctx.tensor(2 + 3 * n + i));
+    for (size_t k = 0; k < x.size(); ++k) {
+      double gr = norm * x[k] + g[k];
+      v[k] = alpha * v[k] + (1 - alpha) * gr;
+      h[k] = beta * h[k] + (1 - beta) * gr * gr;
+      x[k] = (1 - post) * (x[k] - ra * v[k] / (std::sqrt(h[k]) + eps));
+    }
+    ctx.set_output(i, like(xt, x));
+    ctx.set_output(n + i, like(xt, v));
+    ctx.set_output(2 * n + i, like(xt, h));
+  }
+}
+
+}  // namespace
+
 void register_misc_kernels(KernelRegistry& r) {
-  (void)r;
+  r.add("", "QuantizeLinear", 10, quantize_k);
+  r.add("", "DequantizeLinear", 10, dequantize_k);
+  r.add("", "StringNormalizer", 10, string_normalizer_k);
+  r.add("", "Unique", 11, unique_k);
+  r.add("", "NonMaxSuppression", 10, nms_k);
+  r.add("", "TfIdfVectorizer", 9, tfidf_k);
+  r.add("ai.onnx.preview.training", "Adagrad", 1, adagrad_k);
+  r.add("ai.onnx.preview.training", "Momentum", 1, momentum_k);
+  r.add("ai.onnx.preview.training", "Adam", 1, adam_k);
 }
 
 }  // namespace oxs::eval
