@@ -605,6 +605,33 @@ TEST(RoundTrip, IrBuiltInMemorySavesCanonicallyAndReloads) {
   EXPECT_TRUE(ir::verify(back).empty());
 }
 
+TEST(RoundTrip, AttrFromProtoResolvesThroughTheGivenScope) {
+  ir::Graph g("outer");
+  ir::Value* x = g.add_input("x", ir::Type::tensor(ir::DataType::Float));
+  std::vector<ir::Value*> ins = {x};
+  ir::Node* host = g.create_node("If", ins);
+  ::onnx::AttributeProto a;
+  ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(
+      R"pb(
+        name: "then_branch"
+        type: GRAPH
+        g {
+          node { input: "x" input: "missing" output: "inner" op_type: "Add" }
+          output { name: "inner" }
+        }
+      )pb",
+      &a));
+  ir::Attr attr = attr_from_proto(a, FromProtoContext{.file = "attr"}, &g);
+  ASSERT_TRUE(attr.g);
+  ir::Node* add = attr.g->first_node();
+  EXPECT_EQ(add->input(0), x);  // the outer value itself
+  EXPECT_EQ(add->input(1)->name(), "missing");
+  EXPECT_EQ(add->input(1)->graph(), attr.g.get());  // an annotation value of the subgraph
+  EXPECT_TRUE(g.names().has_value("inner"));        // the subgraph shares the authority
+  host->set_attr(std::move(attr));
+  EXPECT_EQ(host->attr("then_branch")->g->owner(), host);
+}
+
 TEST(RoundTrip, TypeWithDenotationOnlyAndSparseTypes) {
   ir::Type t = ir::Type::sequence(ir::Type::map(
       ir::DataType::Int64, ir::Type::optional(ir::Type::sparse_tensor(ir::DataType::Float))));

@@ -186,6 +186,23 @@ std::span<const std::byte> DataFile::map() const {
   return {data_, size_};
 }
 
+ResolvedLocation DataFileRegistry::resolve(const std::string& base_dir, const std::string& location,
+                                           const std::string& model_file,
+                                           const std::string& tensor) {
+  std::string key = base_dir;
+  key += '\0';
+  key += location;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = resolved_.find(key);
+    if (it != resolved_.end()) return it->second;
+  }
+  ResolvedLocation where = resolve_location(base_dir, location, model_file, tensor);
+  std::lock_guard<std::mutex> lock(mutex_);
+  resolved_.emplace(std::move(key), where);
+  return where;
+}
+
 std::shared_ptr<const DataFile> DataFileRegistry::open(const ResolvedLocation& where,
                                                        const std::string& model_file) {
   std::lock_guard<std::mutex> lock(mutex_);

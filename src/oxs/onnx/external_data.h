@@ -91,15 +91,21 @@ std::string normalize_location(const std::string& location);
 void check_location_syntax(const std::string& location, const std::string& model_file,
                            const std::string& tensor, ErrorKind kind);
 
-// One DataFile per canonical path for all tensors of one load.
+// One DataFile per canonical path for all tensors of one load, and each
+// distinct location checked once (a model may have thousands of tensors in
+// one file).
 class DataFileRegistry {
  public:
+  // resolve_location(), remembered per (base_dir, location).
+  ResolvedLocation resolve(const std::string& base_dir, const std::string& location,
+                           const std::string& model_file, const std::string& tensor);
   std::shared_ptr<const DataFile> open(const ResolvedLocation& where,
                                        const std::string& model_file);
 
  private:
   std::mutex mutex_;
   std::unordered_map<std::string, std::shared_ptr<const DataFile>> files_;
+  std::unordered_map<std::string, ResolvedLocation> resolved_;
 };
 
 }  // namespace oxs::onnx

@@ -103,8 +103,10 @@ void load_external(TensorProto& p, ir::Tensor& t, const FromProtoContext& ctx) {
   if (t.dtype() == DataType::String) {
     bad(ctx, t.name, "string tensors cannot use external data", ErrorKind::Unsupported);
   }
+  auto registry = ctx.data_files;
+  if (!registry) registry = std::make_shared<DataFileRegistry>();
   ResolvedLocation where =
-      resolve_location(ctx.base_dir.empty() ? "." : ctx.base_dir, ext.location, ctx.file, t.name);
+      registry->resolve(ctx.base_dir.empty() ? "." : ctx.base_dir, ext.location, ctx.file, t.name);
   auto offset = static_cast<uint64_t>(ext.offset);
   if (offset > where.size) {
     bad(ctx, t.name,
@@ -128,8 +130,6 @@ void load_external(TensorProto& p, ir::Tensor& t, const FromProtoContext& ctx) {
         shape_text(t) + " needs " + std::to_string(expected) + " bytes but its external data in '" +
             ext.location + "' has " + std::to_string(length));
   }
-  auto registry = ctx.data_files;
-  if (!registry) registry = std::make_shared<DataFileRegistry>();
   auto file = registry->open(where, ctx.file);
   if (ctx.lazy_external_data) {
     t.set_storage(std::make_shared<ExternalStorage>(std::move(file), offset, length));
