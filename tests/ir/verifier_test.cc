@@ -121,6 +121,25 @@ TEST(Verifier, ReportsUnknownAttributeReferenceInFunction) {
   EXPECT_THROW(verify_or_throw(m), Error);
 }
 
+TEST(Verifier, TrainingGraphsSeeTheMainGraphButFunctionsDoNot) {
+  Model m;
+  Value* w = m.graph->add_initializer("w", std::make_shared<Tensor>(Tensor::scalar_float(1)));
+  Value* in[] = {w};
+  m.graph->add_output(m.graph->create_node("Neg", in)->output(0));
+  TrainingInfo t;
+  t.algorithm = std::make_unique<Graph>("algo");
+  Node* step = t.algorithm->create_node("Relu", in);  // reads the main graph's w
+  t.algorithm->add_output(step->output(0));
+  m.training_info.push_back(std::move(t));
+  auto f = std::make_unique<Function>("local", "f");
+  Node* leak = f->body->create_node("Abs", in);  // functions cannot see w
+  f->body->add_output(leak->output(0));
+  m.functions.push_back(std::move(f));
+  auto text = joined(verify(m));
+  EXPECT_EQ(text.find("Relu"), std::string::npos) << text;
+  EXPECT_NE(text.find("(Abs): input 0 'w' is not defined"), std::string::npos) << text;
+}
+
 TEST(NameAuthority, UniqueNamesInConstantTime) {
   NameAuthority names;
   EXPECT_TRUE(names.claim_value("x"));

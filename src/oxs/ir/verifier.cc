@@ -13,7 +13,9 @@ class Verifier {
  public:
   std::vector<VerifyIssue> issues;
 
-  void graph(const Graph& g, const std::string& label) {
+  // With `keep_scope`, the graph's values stay visible afterwards (training
+  // graphs read the main graph's values).
+  void graph(const Graph& g, const std::string& label, bool keep_scope = false) {
     std::vector<const Value*> defined_here;
     std::vector<std::string> names_here;
     auto define = [&](const Value* v, const std::string& where) {
@@ -77,6 +79,7 @@ class Verifier {
         add(gwhere, "output '" + v->name() + "' is not defined");
       }
     }
+    if (keep_scope) return;
     // Leave the scope: siblings must not see these values.
     for (const Value* v : defined_here) defined_.erase(v);
     for (const std::string& name : names_here) names_.erase(name);
@@ -125,7 +128,8 @@ std::vector<VerifyIssue> verify(const Graph& g) {
 
 std::vector<VerifyIssue> verify(const Model& m) {
   Verifier v;
-  v.graph(*m.graph, "");
+  // Functions first: they must not see the main graph's values, while the
+  // training graphs (checked last) do.
   for (const auto& f : m.functions) {
     v.graph(*f->body, " (function '" + f->domain + "." + f->name + "')");
     std::unordered_set<std::string> params(f->attributes.begin(), f->attributes.end());
@@ -139,6 +143,7 @@ std::vector<VerifyIssue> verify(const Model& m) {
       }
     });
   }
+  v.graph(*m.graph, "", /*keep_scope=*/true);
   for (const auto& t : m.training_info) {
     if (t.initialization) v.graph(*t.initialization, " (training initialization)");
     if (t.algorithm) v.graph(*t.algorithm, " (training algorithm)");
