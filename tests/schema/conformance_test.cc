@@ -57,6 +57,28 @@ TEST(Conformance, EveryUnknownOpIsReportedWithSuggestions) {
       << issues[1].message;
 }
 
+TEST(Conformance, UnknownAndMissingAttributes) {
+  ir::Model m = model_with("ReduceMean", 1);
+  ir::Graph& g = *m.graph;
+  g.first_node()->set_attr(ir::Attr::of_int("keepdim", 0));
+  g.first_node()->set_attr(ir::Attr::of_int("__internal", 1));  // always allowed
+  ir::Value* x[] = {g.inputs()[0], g.inputs()[0]};
+  g.create_node("Concat", x);  // no axis
+  std::vector<ConformanceIssue> issues = check_conformance(m);
+  ASSERT_EQ(issues.size(), 2u);
+  EXPECT_NE(issues[0].message.find("unknown attribute 'keepdim' of ReduceMean-13 (did you mean "
+                                   "'keepdims'?)"),
+            std::string::npos)
+      << issues[0].message;
+  EXPECT_NE(issues[1].message.find("missing required attribute 'axis' of Concat-13"),
+            std::string::npos)
+      << issues[1].message;
+  // LayerNormalization-17 accepts attributes it does not list.
+  ir::Model ln = model_with("LayerNormalization", 2);
+  ln.graph->first_node()->set_attr(ir::Attr::of_int("custom", 1));
+  for (const auto& i : check_conformance(ln)) EXPECT_NE(i.stage, "schema") << i.message;
+}
+
 TEST(Conformance, LocalFunctionsAndCustomDomainsAreNotSchemaOps) {
   ir::Model m = model_with("Twice", 1);
   m.graph->first_node()->set_domain("local");

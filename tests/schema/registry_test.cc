@@ -132,6 +132,14 @@ TEST(Registry, ControlFlowTakesGraphs) {
   EXPECT_EQ(if_op->find_attr("else_branch")->type, ir::AttrType::Graph);
 }
 
+TEST(Registry, UncheckedAttributes) {
+  // libonnx 1.12 lets LayerNormalization-17 take attributes it does not list.
+  EXPECT_TRUE(require("", "LayerNormalization", 17).allows_unchecked_attributes);
+  EXPECT_FALSE(require("", "Gemm", 17).allows_unchecked_attributes);
+  EXPECT_FALSE(require("", "Constant", 13).allows_unchecked_attributes);
+  EXPECT_FALSE(require("", "Concat", 13).allows_unchecked_attributes);  // has a required attr
+}
+
 TEST(Registry, VariadicAndOptional) {
   const OpSignature* concat = lookup("", "Concat", 13);
   ASSERT_NE(concat, nullptr);

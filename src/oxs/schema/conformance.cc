@@ -9,6 +9,7 @@
 #include "oxs/ir/error.h"
 #include "oxs/onnx/proto_convert.h"
 #include "oxs/schema/registry.h"
+#include "oxs/schema/suggest.h"
 
 // Outside namespace oxs: libonnx's fail_check macro names `onnx::`, which
 // inside oxs would mean oxs::onnx.
@@ -79,8 +80,9 @@ namespace {
 // More issues than this about unknown ops are summarized in one line.
 constexpr size_t kMaxOpIssues = 20;
 
-// Ops that libonnx does not know at the imported opset, every one (libonnx's
-// checker stops at the first) and with "did you mean" hints. Calls to
+// Ops that libonnx does not know at the imported opset, unknown attribute
+// names and missing required attributes: every one (libonnx's checker stops
+// at the first) and with "did you mean" hints. Calls to
 // model-local functions and ops of domains libonnx does not know are left
 // alone: they are not schema ops.
 void check_ops(const ir::Model& model, const ir::Graph& g,
@@ -91,11 +93,27 @@ void check_ops(const ir::Model& model, const ir::Graph& g,
     if (!is_known_domain(n->domain())) return;
     const std::optional<int64_t> opset = ir::find_opset(imports, n->domain());
     if (!opset) return;  // the checker reports the missing import
-    try {
-      require(n->domain(), n->op_type(), *opset);
-    } catch (const Error& e) {
+    auto report = [&](const std::string& message) {
       if (++found <= kMaxOpIssues) {
-        issues.push_back({"schema", where + "node '" + n->display_name() + "': " + e.message()});
+        issues.push_back({"schema", where + "node '" + n->display_name() + "': " + message});
+      }
+    };
+    const OpSignature* sig = nullptr;
+    try {
+      sig = &require(n->domain(), n->op_type(), *opset);
+    } catch (const Error& e) {
+      report(e.message());
+      return;
+    }
+    for (const ir::Attr& a : n->attrs()) {
+      if (sig->find_attr(a.name) || sig->allows_unchecked_attributes) continue;
+      if (a.name.size() >= 2 && a.name[0] == '_' && a.name[1] == '_') continue;  // internal
+      report("unknown attribute '" + a.name + "' of " + sig->display_name() +
+             did_you_mean(suggest_attrs(*sig, a.name)));
+    }
+    for (const AttrParam& p : sig->attributes) {
+      if (p.required && !n->attr(p.name)) {
+        report("missing required attribute '" + p.name + "' of " + sig->display_name());
       }
     }
   });
@@ -116,7 +134,7 @@ std::vector<ConformanceIssue> check_conformance(const ir::Model& model,
   }
   if (unknown_ops > kMaxOpIssues) {
     issues.push_back({"schema", "... and " + std::to_string(unknown_ops - kMaxOpIssues) +
-                                    " more nodes with unknown ops"});
+                                    " more problems with ops and attributes"});
   }
   if (!issues.empty()) return issues;  // libonnx would only repeat the first
 

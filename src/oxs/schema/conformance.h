@@ -31,7 +31,8 @@ struct ConformanceIssue {
 
 // Empty when the model passes. Stages run in order and a stage runs only
 // when the previous ones found nothing: "schema" (every node whose op does
-// not exist at the imported opset, with suggestions for misspelt names),
+// not exist at the imported opset, every unknown attribute name and missing
+// required attribute, with suggestions for misspelt names),
 // libonnx's "checker", then "shape inference". libonnx stops at its first
 // problem, so those two report at most one issue each.
 std::vector<ConformanceIssue> check_conformance(const ir::Model& model,

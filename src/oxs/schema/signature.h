@@ -72,6 +72,9 @@ struct OpSignature {
   bool has_context_dependent_function = false;
   // The op no longer exists as of since_version (e.g. Upsample-10).
   bool deprecated = false;
+  // Attributes not listed above are accepted (LayerNormalization-17 in
+  // libonnx 1.12). Names starting with "__" are always accepted.
+  bool allows_unchecked_attributes = false;
 
   const AttrParam* find_attr(std::string_view name) const;
   const TypeConstraint* find_type_constraint(std::string_view name) const;

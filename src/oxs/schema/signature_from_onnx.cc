@@ -50,6 +50,31 @@ ir::Type type_of_string(const std::string& type_str) {
   }
 }
 
+// libonnx keeps this flag private; its verifier reveals it. A node with the
+// fewest inputs and outputs the op takes and one made-up attribute passes the
+// attribute loop of OpSchema::Verify only if unchecked attributes are allowed
+// (after that loop, the only complaint can be a missing required attribute).
+bool probe_allows_unchecked_attributes(const ::onnx::OpSchema& schema) {
+  if (schema.deprecated()) return false;
+  ::onnx::NodeProto node;
+  node.set_op_type(schema.Name());
+  node.set_domain(schema.domain());
+  for (int i = 0; i < schema.min_input(); ++i) node.add_input("x" + std::to_string(i));
+  for (int i = 0; i < schema.min_output(); ++i) node.add_output("y" + std::to_string(i));
+  auto* attr = node.add_attribute();
+  attr->set_name("oxs_probe_attribute");
+  attr->set_type(::onnx::AttributeProto::INT);
+  attr->set_i(0);
+  try {
+    schema.Verify(node);
+    return true;
+  } catch (const std::exception& e) {
+    const std::string message = e.what();
+    return message.find("Unrecognized attribute") == std::string::npos &&
+           message.find("Required attribute") != std::string::npos;
+  }
+}
+
 }  // namespace
 
 OpSignature signature_from_onnx(const ::onnx::OpSchema& schema) {
@@ -92,6 +117,7 @@ OpSignature signature_from_onnx(const ::onnx::OpSchema& schema) {
   sig.has_function_body = schema.HasFunction();
   sig.has_context_dependent_function = schema.HasContextDependentFunction();
   sig.deprecated = schema.deprecated();
+  sig.allows_unchecked_attributes = probe_allows_unchecked_attributes(schema);
   return sig;
 }
 
