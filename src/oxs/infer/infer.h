@@ -86,8 +86,8 @@ void run(ir::Model& model, const Options& options = {});
 // the message ("output 'y' of node 'Add_1' (Add)").
 ir::Type merge_types(const ir::Type& existing, const ir::Type& inferred, std::string_view what);
 
-// Edit-distance suggestions: the candidates closest to `name` (at most
-// `max_results`, distance <= max(2, |name|/3)), best first.
+// "Did you mean" candidates closest to `name`, best first (schema/'s
+// ranking: case-insensitive Damerau-Levenshtein within a length-based bound).
 std::vector<std::string> suggest(std::string_view name, const std::vector<std::string>& candidates,
                                  size_t max_results = 3);
 

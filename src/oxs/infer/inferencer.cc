@@ -10,6 +10,7 @@
 #include "oxs/onnx/proto_convert.h"
 #include "oxs/schema/function_body.h"
 #include "oxs/schema/registry.h"
+#include "oxs/schema/suggest.h"
 
 namespace oxs::infer {
 
@@ -101,22 +102,12 @@ const ::onnx::OpSchema* Inferencer::Impl::find_schema(const ir::Node& n, const F
                       std::to_string(*version) + "; import a newer opset",
                   {.node = n.name()});
     }
-    static const auto* names = [] {
-      auto* m = new std::unordered_map<std::string, std::vector<std::string>>();
-      for (const auto& sch : ::onnx::OpSchemaRegistry::get_all_schemas()) {
-        (*m)[sch.domain()].push_back(sch.Name());
-      }
-      return m;
-    }();
     std::string msg = node_label(n) + ": there is no operator '" + n.op_type() + "' in " + dname;
-    auto nit = names->find(domain);
-    if (nit != names->end()) {
-      auto close = suggest(n.op_type(), nit->second);
-      if (!close.empty()) {
-        msg += "; did you mean '" + close[0] + "'";
-        for (size_t i = 1; i < close.size(); ++i) msg += " or '" + close[i] + "'";
-        msg += "?";
-      }
+    auto close = schema::suggest_ops(domain, n.op_type(), *version);
+    if (!close.empty()) {
+      msg += "; did you mean '" + close[0] + "'";
+      for (size_t i = 1; i < close.size(); ++i) msg += " or '" + close[i] + "'";
+      msg += "?";
     }
     throw Error(ErrorKind::Invalid, msg, {.node = n.name()});
   }

@@ -1,9 +1,9 @@
 // merge_types: the one rule for combining what a graph says with what
 // inference found. Never loses information; contradictions are errors.
-#include <algorithm>
 
 #include "oxs/infer/infer.h"
 #include "oxs/ir/error.h"
+#include "oxs/schema/suggest.h"
 
 namespace oxs::infer {
 
@@ -94,31 +94,7 @@ ir::Type merge_types(const ir::Type& existing, const ir::Type& inferred, std::st
 
 std::vector<std::string> suggest(std::string_view name, const std::vector<std::string>& candidates,
                                  size_t max_results) {
-  auto lower = [](char c) { return static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c); };
-  auto distance = [&](std::string_view a, std::string_view b) {
-    std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
-    for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
-    for (size_t i = 1; i <= a.size(); ++i) {
-      cur[0] = i;
-      for (size_t j = 1; j <= b.size(); ++j) {
-        size_t sub = prev[j - 1] + (lower(a[i - 1]) == lower(b[j - 1]) ? 0 : 1);
-        cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, sub});
-      }
-      std::swap(prev, cur);
-    }
-    return prev[b.size()];
-  };
-  size_t limit = std::max<size_t>(2, name.size() / 3);
-  std::vector<std::pair<size_t, std::string>> scored;
-  for (const auto& c : candidates) {
-    size_t d = distance(name, c);
-    if (d <= limit) scored.emplace_back(d, c);
-  }
-  std::stable_sort(scored.begin(), scored.end(),
-                   [](const auto& a, const auto& b) { return a.first < b.first; });
-  std::vector<std::string> out;
-  for (size_t i = 0; i < scored.size() && i < max_results; ++i) out.push_back(scored[i].second);
-  return out;
+  return schema::closest_names(name, candidates, max_results);  // schema/ owns the ranking
 }
 
 }  // namespace oxs::infer
