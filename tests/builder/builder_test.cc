@@ -278,3 +278,30 @@ TEST(TypedApi, OutputTypesCanBeDeclared) {
 
 }  // namespace
 }  // namespace oxs::builder
+
+namespace oxs::builder {
+namespace {
+
+TEST(Builder, LoopWithACarriedValue) {
+  Builder b;
+  oxs::opset17 op(b);
+  Var x = b.input("x", DataType::Float, shape({3}));
+  Builder body = b.subgraph("body");
+  {
+    oxs::opset17 bop(body);
+    body.input("i", DataType::Int64, shape({}));
+    Var cond = body.input("cond_in", DataType::Bool, shape({}));
+    Var acc = body.input("acc", DataType::Float, shape({3}));
+    body.output(bop.Identity(cond), "cond_out");
+    body.output(acc + x, "acc_out");  // reads the outer x
+  }
+  auto outs = op.Loop(b.constant(int64_t{4}), {}, {x}, {.body = body.take_graph()});
+  ASSERT_EQ(outs.size(), 1u);
+  EXPECT_EQ(outs[0].type().elem_type(), DataType::Float);
+  b.output(outs[0], "y", tensor(DataType::Float, shape({3})));
+  ir::Model m = b.finish();
+  EXPECT_EQ(oxs::testing::onnx_checker(m, "loop"), "");
+}
+
+}  // namespace
+}  // namespace oxs::builder
