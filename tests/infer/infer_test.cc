@@ -288,6 +288,16 @@ TEST(Signature, MisspeltAttributeSuggestsTheRightOne) {
       << msg;
 }
 
+TEST(Signature, SchemasAllowingUncheckedAttributesAcceptExtras) {
+  Fixture f;
+  auto* x = f.input("x", Type::tensor(DataType::Float, Shape{2, 3}));
+  auto* sc = f.input("scale", Type::tensor(DataType::Float, Shape{3}));
+  auto* n = f.node("LayerNormalization", {x, sc});
+  n->set_attr(ir::Attr::of_int("some_extra", 1));
+  EXPECT_NO_THROW(run(f.m));
+  EXPECT_EQ(n->output(0)->type().to_string(), "float[2,3]");
+}
+
 TEST(Signature, AttributeOfTheWrongType) {
   Fixture f;
   auto* a = f.input("a", Type::tensor(DataType::Float, Shape{2, 3}));

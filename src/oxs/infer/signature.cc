@@ -9,6 +9,7 @@
 
 #include "oxs/infer/impl.h"
 #include "oxs/ir/error.h"
+#include "oxs/schema/registry.h"
 
 namespace oxs::infer {
 
@@ -60,6 +61,9 @@ void check_attributes(const ::onnx::OpSchema& s, const ir::Node& n) {
   for (const auto& a : n.attrs()) {
     auto it = schema_attrs.find(a.name);
     if (it == schema_attrs.end()) {
+      // A few schemas accept any extra attribute (schema/ probes which).
+      const schema::OpSignature* sig = schema::lookup(s.domain(), s.Name(), s.since_version());
+      if (sig && sig->allows_unchecked_attributes) continue;
       std::vector<std::string> names;
       for (const auto& [k, v] : schema_attrs) names.push_back(k);
       std::string msg =
