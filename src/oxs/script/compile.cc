@@ -47,7 +47,12 @@ bool names_decorator(Compiler& c, const Expr* e, const char* which) {
 }  // namespace
 
 Compiler::Compiler(const SourceFile& f, const Module& m, const CompileOptions& o, DiagnosticSink& d)
-    : file(f), module(m), options(o), diags(d) {}
+    : file(f), module(m), options(o), diags(d) {
+  // Conversion work grows with the text, except where returns inside nested
+  // ifs repeat the code after them; proportional to the size, the budget
+  // never stops a real file and ends pathological ones in seconds.
+  budget = 50'000 + 16 * static_cast<size_t>(f.size());
+}
 
 Compiler::~Compiler() = default;
 
@@ -59,7 +64,7 @@ bool Compiler::spend(Span span, size_t amount) {
   if (!budget_reported) {
     budget_reported = true;
     error(code::kTooComplex, span,
-          "this file is too large or complex to compile (over 2,000,000 conversion steps)",
+          "this file is too complex to compile (its conversion would repeat code exponentially)",
           "split large functions; a return inside nested ifs repeats the code after it in each "
           "branch");
   }

@@ -136,7 +136,7 @@ class Compiler {
   std::optional<OpsetRef> module_default_opset;  // the first ai.onnx opset imported
   Span module_default_opset_span;
   Liveness liveness;
-  size_t budget = 2'000'000;
+  size_t budget = 0;  // set from the file's size
   bool budget_reported = false;
 };
 
