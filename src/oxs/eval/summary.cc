@@ -1,0 +1,153 @@
+#include "oxs/eval/summary.h"
+
+#include <cmath>
+#include <sstream>
+
+#include "oxs/eval/dispatch.h"
+#include "oxs/eval/kernel_util.h"
+#include "oxs/ir/error.h"
+
+namespace oxs::eval {
+
+TensorStats tensor_stats(const Tensor& t) {
+  TensorStats s;
+  if (t.dtype() == DataType::String || t.numel() == 0) return s;
+  double sum = 0;
+  bool first = true;
+  for (int64_t i = 0; i < t.numel(); ++i) {
+    double v = t.get_as_double(i);
+    if (std::isnan(v)) {
+      ++s.nan_count;
+      continue;
+    }
+    if (std::isinf(v)) {
+      s.min = first ? v : std::min(s.min, v);
+      s.max = first ? v : std::max(s.max, v);
+      first = false;
+      continue;
+    }
+    s.min = first ? v : std::min(s.min, v);
+    s.max = first ? v : std::max(s.max, v);
+    first = false;
+    sum += v;
+    ++s.finite_count;
+  }
+  s.mean = s.finite_count ? sum / double(s.finite_count) : 0;
+  return s;
+}
+
+std::string first_values(const Tensor& t, size_t n) {
+  std::ostringstream os;
+  os.precision(6);
+  os << "[";
+  size_t count = std::min<size_t>(n, size_t(t.numel()));
+  for (size_t i = 0; i < count; ++i) {
+    if (i) os << ", ";
+    if (t.dtype() == DataType::String) {
+      os << '"' << t.strings()[i] << '"';
+    } else if (t.dtype() == DataType::Bool) {
+      os << (t.data<bool>()[i] ? "true" : "false");
+    } else {
+      os << t.get_as_double(int64_t(i));
+    }
+  }
+  if (size_t(t.numel()) > count) os << ", ...";
+  os << "]";
+  return os.str();
+}
+
+std::string summarize(const Value& v, size_t n_values) {
+  switch (v.kind()) {
+    case Value::Kind::None:
+      return "none";
+    case Value::Kind::Tensor: {
+      const Tensor& t = v.tensor();
+      std::ostringstream os;
+      os.precision(6);
+      os << ir::dtype_name(t.dtype()) << dims_to_string(t.dims());
+      if (t.dtype() != DataType::String && t.numel() > 0) {
+        TensorStats s = tensor_stats(t);
+        os << " min=" << s.min << " max=" << s.max << " mean=" << s.mean << " nan=" << s.nan_count;
+      }
+      os << " " << first_values(t, n_values);
+      return os.str();
+    }
+    case Value::Kind::Sequence: {
+      std::string s = "seq[" + std::to_string(v.items().size()) + "]";
+      for (size_t i = 0; i < v.items().size() && i < 4; ++i) {
+        s += "\n    [" + std::to_string(i) + "] " + summarize(v.items()[i], n_values);
+      }
+      if (v.items().size() > 4) s += "\n    ...";
+      return s;
+    }
+    case Value::Kind::Optional:
+      return v.has_element() ? "optional(" + summarize(v.element(), n_values) + ")"
+                             : "optional(empty)";
+  }
+  return "?";
+}
+
+Tensor random_tensor(const std::string& input, const ir::Type& type,
+                     const std::map<std::string, int64_t>& dims, std::mt19937_64& rng) {
+  if (!type.is_tensor()) {
+    throw Error(ErrorKind::Unsupported, "input '" + input + "' has type " + type.to_string() +
+                                            "; --random makes tensors only; give it with --input");
+  }
+  DataType dt = type.elem_type();
+  if (dt == DataType::Undefined) {
+    throw Error(ErrorKind::Input,
+                "input '" + input + "' has no element type; give it with --input");
+  }
+  if (!type.shape()) {
+    throw Error(ErrorKind::Input,
+                "input '" + input + "' has no declared rank; give it with --input");
+  }
+  Dims d;
+  for (const ir::Dim& dim : type.shape()->dims()) {
+    if (dim.is_known()) {
+      d.push_back(dim.value());
+    } else if (dim.is_symbolic()) {
+      auto it = dims.find(dim.symbol());
+      if (it == dims.end()) {
+        throw Error(ErrorKind::Usage, "input '" + input + "' has symbolic dimension '" +
+                                          dim.symbol() + "'; give its size with --dim " +
+                                          dim.symbol() + "=N");
+      }
+      d.push_back(it->second);
+    } else {
+      d.push_back(1);
+    }
+  }
+  Tensor t(dt, d);
+  if (dt == DataType::String) {
+    for (size_t i = 0; i < t.strings().size(); ++i)
+      t.mutable_strings()[i] = "s" + std::to_string(rng() % 100);
+    return t;
+  }
+  Tensor dbl(DataType::Double, d);
+  std::normal_distribution<double> normal(0.0, 1.0);
+  for (int64_t i = 0; i < dbl.numel(); ++i) {
+    double v;
+    if (ir::is_floating(dt)) {
+      v = normal(rng);
+    } else if (dt == DataType::Bool) {
+      v = double(rng() & 1);
+    } else {
+      v = double(rng() % 10);
+    }
+    dbl.mutable_data<double>()[i] = v;
+  }
+  return cast_tensor(dbl, dt);
+}
+
+std::string file_safe_name(const std::string& name) {
+  std::string s;
+  for (char c : name) {
+    bool ok = std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-';
+    s += ok ? c : '_';
+  }
+  if (s.empty() || s == "." || s == "..") s = "_" + s;
+  return s;
+}
+
+}  // namespace oxs::eval
