@@ -160,6 +160,8 @@ const KernelRegistry& KernelRegistry::builtin() {
     register_misc_kernels(k);
     register_resize_kernels(k);
     register_rnn_kernels(k);
+    register_signal_kernels(k);
+    register_image_kernels(k);
     return k;
   }();
   return r;

@@ -145,5 +145,7 @@ void register_cast_kernels(KernelRegistry& r);
 void register_misc_kernels(KernelRegistry& r);
 void register_resize_kernels(KernelRegistry& r);
 void register_rnn_kernels(KernelRegistry& r);
+void register_signal_kernels(KernelRegistry& r);
+void register_image_kernels(KernelRegistry& r);
 
 }  // namespace oxs::eval
