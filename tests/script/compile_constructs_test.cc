@@ -200,6 +200,48 @@ TEST(Constructs, OuterValuesAreCapturedInBranches) {
   EXPECT_NE(text.find("Sub(%z, %y)"), std::string::npos) << text;
 }
 
+TEST(Constructs, ConditionsOnNumbersAreTruthiness) {
+  // A bool attribute becomes an int64 Constant; as a condition it is cast.
+  auto m = compile_ok(
+      "from onnxscript import FLOAT, script\n"
+      "from onnxscript import opset17 as op\n"
+      "@script()\n"
+      "def g(x, flag: bool = True):\n"
+      "    y = x\n"
+      "    if flag:\n"
+      "        y = op.Relu(x)\n"
+      "    z = y if not flag else x\n"
+      "    return z\n"
+      "@script()\n"
+      "def f(x: FLOAT[\"N\"]) -> FLOAT[\"N\"]:\n"
+      "    return g(x, flag=False)\n");
+  ASSERT_TRUE(m);
+  EXPECT_GE(op_counts(*m)["Cast"], 1);
+}
+
+TEST(Constructs, BreakInLoopOverUntypedInputs) {
+  // One branch passes untyped values through, the other computes typed ones:
+  // the If's outputs get one type (found by the benchmark corpus).
+  auto m = compile_ok(
+      "from onnxscript import FLOAT, script\n"
+      "from onnxscript import opset17 as op\n"
+      "@script()\n"
+      "def g(x):\n"
+      "    s = op.ReduceSum(op.Abs(x), keepdims=0) + 1.0\n"
+      "    steps = 0\n"
+      "    while s < 1000.0:\n"
+      "        s = s * 2.0\n"
+      "        steps += 1\n"
+      "        if steps > 20:\n"
+      "            break\n"
+      "    return x * s + op.Cast(steps, to=FLOAT)\n"
+      "@script()\n"
+      "def f(x: FLOAT[\"N\"]) -> FLOAT[\"N\"]:\n"
+      "    return g(x)\n");
+  ASSERT_TRUE(m);
+  EXPECT_EQ(op_counts(*m)["Loop"], 1);
+}
+
 TEST(Constructs, DocstringsBecomeDocStrings) {
   auto m = compile_ok(
       "from onnxscript import FLOAT, script\n"

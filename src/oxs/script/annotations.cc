@@ -230,6 +230,11 @@ SVal FunctionConverter::type_subscript(const SVal& base, const Subscript& e) {
       t.shape.reset();
       return type_value(std::move(t), g);
     }
+    // FLOAT[()] is a scalar (rank 0), as x[()] indexes no axis in Python.
+    if (const auto* empty = e.slice->dyn<Tuple>(); empty && empty->elts.empty()) {
+      t.shape = ir::Shape(std::vector<ir::Dim>{});
+      return type_value(std::move(t), g);
+    }
     std::vector<ir::Dim> dims;
     for (const Expr* a : args) {
       const auto* k = a->dyn<Constant>();

@@ -245,6 +245,9 @@ class FunctionConverter {
   std::optional<builder::Var> to_tensor(const SVal& v, Span span, builder::Var like = {},
                                         ir::DataType want = ir::DataType::Undefined);
   builder::Var constant(const PyValue& v, ir::DataType dtype, Span span);
+  // A boolean tensor for a condition: numbers are true when nonzero, as in
+  // Python (`if flag:` on a bool attribute, whose Constant is an int64).
+  std::optional<builder::Var> to_condition(const SVal& v, Span span);
   std::vector<builder::Var> emit(const std::string& op, std::vector<builder::Var> inputs,
                                  std::vector<ir::Attr> attrs, Span span,
                                  const std::string& name = {}, size_t nout = 1,

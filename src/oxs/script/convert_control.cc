@@ -26,13 +26,30 @@ ir::Type scalar(ir::DataType dt) {
   return ir::Type::tensor(dt, ir::Shape(std::vector<ir::Dim>{}));
 }
 
+// Both branches of an If produce the same types. Where one branch's output
+// type is known and the other's is not (an untyped function input passed
+// through), the unknown one is that type: say so, so that inference does not
+// see a typed and an untyped output and call them mismatched.
+void unify_branch_types(ir::Graph& a, ir::Graph& b) {
+  size_t n = std::min(a.outputs().size(), b.outputs().size());
+  for (size_t k = 0; k < n; ++k) {
+    ir::Value* x = a.outputs()[k];
+    ir::Value* y = b.outputs()[k];
+    if (x->type().is_none() && !y->type().is_none()) {
+      x->set_type(y->type().is_tensor() ? elem_only(y->type()) : y->type());
+    } else if (y->type().is_none() && !x->type().is_none()) {
+      y->set_type(x->type().is_tensor() ? elem_only(x->type()) : x->type());
+    }
+  }
+}
+
 }  // namespace
 
 FunctionConverter::PathEnd FunctionConverter::convert_if_exit(const If& s, const SVal& cond,
                                                               const Cont* rest) {
   PathEnd failed;
   failed.failed = true;
-  auto c = to_tensor(cond, s.test->span);
+  auto c = to_condition(cond, s.test->span);
   if (!c) return failed;
   builder::Builder* outer = b_;
   Env saved = env_;
@@ -63,6 +80,7 @@ FunctionConverter::PathEnd FunctionConverter::convert_if_exit(const If& s, const
   }
   --depth_;
   if (!graphs[0] || !graphs[1]) return failed;
+  unify_branch_types(*graphs[0], *graphs[1]);
   if (outs[0].size() != outs[1].size()) {
     error(code::kUnpackMismatch, s.span,
           std::string(ctx_.is_loop ? "this loop body" : "'" + ctx_.name + "'") + " produces " +
@@ -93,7 +111,7 @@ void FunctionConverter::convert_if_plain(const If& s, const SVal& cond) {
   for (auto& n : names) {
     if (live.count(n)) live_names.push_back(n);
   }
-  auto c = to_tensor(cond, s.test->span);
+  auto c = to_condition(cond, s.test->span);
   if (!c) {
     poison_assigned(s.body);
     poison_assigned(s.orelse);
@@ -189,6 +207,7 @@ void FunctionConverter::convert_if_plain(const If& s, const SVal& cond) {
   bool keep = ok && !out_names.empty();
   auto g0 = take_body(then_b, keep);
   auto g1 = take_body(else_b, keep);
+  if (g0 && g1) unify_branch_types(*g0, *g1);
   if (!keep) {
     for (auto& n : out_names) env_[n] = ok ? env_[n] : SVal::poison();
     if (!ok) {
@@ -368,7 +387,7 @@ void FunctionConverter::convert_loop(const Stmt& s, const Body& body, std::optio
   if (is_while) {
     cond_init = cond->kind == SVal::Kind::kPy
                     ? constant(PyValue::of_bool(true), ir::DataType::Bool, s.span)
-                    : to_tensor(*cond, s.span);
+                    : to_condition(*cond, s.span);
     if (!cond_init || !*cond_init) {
       poison_assigned(body);
       return;

@@ -255,6 +255,17 @@ std::optional<Var> FunctionConverter::to_tensor(const SVal& v, Span span, Var li
   }
 }
 
+std::optional<Var> FunctionConverter::to_condition(const SVal& v, Span span) {
+  auto t = to_tensor(v, span);
+  if (!t) return std::nullopt;
+  ir::DataType dt = t->dtype();
+  if (dt == ir::DataType::Bool || dt == ir::DataType::Undefined) return t;
+  Var b = emit1("Cast", {*t},
+                attrs_of(ir::Attr::of_int("to", static_cast<int64_t>(ir::DataType::Bool))), span);
+  if (!b) return std::nullopt;
+  return b;
+}
+
 SVal FunctionConverter::eval(const Expr& e, size_t nout, const std::string& name) {
   if (!c_.spend(e.span)) return SVal::poison();
   switch (e.kind) {
@@ -555,7 +566,8 @@ SVal FunctionConverter::eval_unary(const UnaryOp& e, const std::string& name) {
     return SVal::poison();
   }
   if (e.op == UnaryOpKind::kUAdd) return v;
-  auto t = to_tensor(v, e.operand->span);
+  auto t =
+      e.op == UnaryOpKind::kNot ? to_condition(v, e.operand->span) : to_tensor(v, e.operand->span);
   if (!t) return SVal::poison();
   const char* op = nullptr;
   switch (e.op) {
@@ -730,8 +742,8 @@ SVal FunctionConverter::eval_boolop(const BoolOp& e, const std::string& name) {
       if (v.py.truthy() != is_and) return v;  // x and False -> False; x or True -> True
       continue;                               // x and True -> x
     }
-    auto a = to_tensor(acc, e.values[k - 1]->span);
-    auto b = to_tensor(v, e.values[k]->span);
+    auto a = to_condition(acc, e.values[k - 1]->span);
+    auto b = to_condition(v, e.values[k]->span);
     if (!a || !b) return SVal::poison();
     Var r =
         emit1(is_and ? "And" : "Or", {*a, *b}, {}, e.span, k + 1 == e.values.size() ? name : "");
@@ -745,7 +757,7 @@ SVal FunctionConverter::eval_ifexp(const IfExp& e, const std::string& name) {
   SVal c = eval(*e.test);
   if (c.is_poison()) return c;
   if (c.kind == SVal::Kind::kPy) return eval(c.py.truthy() ? *e.body : *e.orelse, 0, name);
-  auto cond = to_tensor(c, e.test->span);
+  auto cond = to_condition(c, e.test->span);
   SVal a = eval(*e.body);
   SVal b = eval(*e.orelse);
   if (!cond || a.is_poison() || b.is_poison()) return SVal::poison();

@@ -215,7 +215,7 @@ std::vector<Var> FunctionConverter::finish_path(PathEnd end, Span span) {
     if (t.kind == SVal::Kind::kPy) {
       cond = constant(PyValue::of_bool(t.py.truthy()), ir::DataType::Bool, ctx_.while_test->span);
     } else {
-      cond = to_tensor(t, ctx_.while_test->span);
+      cond = to_condition(t, ctx_.while_test->span);
     }
   } else {
     cond = constant(PyValue::of_bool(true), ir::DataType::Bool, span);

@@ -230,7 +230,9 @@ std::optional<SVal> Compiler::lookup_global(const std::string& name, Span use) {
   if (name == "float") return attr_type(ir::AttrType::Float, "float");
   if (name == "str") return attr_type(ir::AttrType::String, "str");
   if (name == "bool") return attr_type(ir::AttrType::Int, "bool");
-  if (name == "list" || name == "tuple") return SVal::named(SVal::Kind::kType, "typing.List");
+  if (name == "list") return SVal::named(SVal::Kind::kType, "typing.List");
+  // tuple[A, B] is a fixed tuple (several outputs), tuple[A, ...] a sequence.
+  if (name == "tuple") return SVal::named(SVal::Kind::kType, "typing.Tuple");
   if (name == "range" || name == "len" || name == "print" || name == "isinstance" ||
       name == "abs" || name == "min" || name == "max" || name == "type" || name == "super" ||
       name == "round" || name == "sum" || name == "zip" || name == "enumerate" || name == "open") {
