@@ -106,21 +106,30 @@ ir::Attr parse_attr(const std::string& name, const std::string& text) {
   return ir::Attr::of_string(name, text);
 }
 
+bool trace_matches(const ir::Node& n, const RunArgs& args) {
+  if (args.trace_filter.empty()) return true;
+  for (const auto& f : args.trace_filter) {
+    if (n.op_type() == f || n.name() == f) return true;
+    for (size_t i = 0; i < n.num_outputs(); ++i) {
+      if (n.output(i) && n.output(i)->name() == f) return true;
+    }
+  }
+  return false;
+}
+
+// The node's header, printed before it runs (so a function's or a Loop's
+// body appears below its caller).
+void print_trace_enter(const ir::Node& n, int depth, const RunArgs& args) {
+  if (!trace_matches(n, args)) return;
+  fmt::print("{}{}{}{}\n", std::string(size_t(depth) * 2, ' '),
+             n.domain().empty() ? "" : n.domain() + ".", n.op_type(),
+             n.name().empty() ? "" : " '" + n.name() + "'");
+}
+
 void print_trace(const eval::TraceEvent& e, const RunArgs& args) {
   const ir::Node& n = e.node;
-  if (!args.trace_filter.empty()) {
-    bool match = false;
-    for (const auto& f : args.trace_filter) {
-      if (n.op_type() == f || n.name() == f) match = true;
-      for (size_t i = 0; i < n.num_outputs(); ++i) {
-        if (n.output(i) && n.output(i)->name() == f) match = true;
-      }
-    }
-    if (!match) return;
-  }
+  if (!trace_matches(n, args)) return;
   std::string indent(size_t(e.depth) * 2, ' ');
-  fmt::print("{}{}{}{}\n", indent, n.domain().empty() ? "" : n.domain() + ".", n.op_type(),
-             n.name().empty() ? "" : " '" + n.name() + "'");
   for (size_t i = 0; i < e.outputs.size(); ++i) {
     if (!n.output(i)) continue;
     fmt::print("{}  -> {}: {}\n", indent, n.output(i)->name(),
@@ -215,6 +224,9 @@ int run_model(const RunArgs& args) {
   eval::SessionOptions options;
   if (args.trace) {
     options.trace = [&args](const eval::TraceEvent& e) { print_trace(e, args); };
+    options.trace_enter = [&args](const ir::Node& n, int depth) {
+      print_trace_enter(n, depth, args);
+    };
   }
   if (ends_with(args.model, ".py")) return run_script(args, std::move(options));
   if (!args.args.empty() || !args.entry.empty()) {

@@ -162,6 +162,7 @@ const KernelRegistry& KernelRegistry::builtin() {
     register_rnn_kernels(k);
     register_signal_kernels(k);
     register_image_kernels(k);
+    register_random_kernels(k);
     return k;
   }();
   return r;

@@ -147,5 +147,6 @@ void register_resize_kernels(KernelRegistry& r);
 void register_rnn_kernels(KernelRegistry& r);
 void register_signal_kernels(KernelRegistry& r);
 void register_image_kernels(KernelRegistry& r);
+void register_random_kernels(KernelRegistry& r);
 
 }  // namespace oxs::eval

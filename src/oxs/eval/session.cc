@@ -222,6 +222,9 @@ class Session::Executor {
       }
     }
     std::vector<Value> outputs(n.num_outputs());
+    if (options_.trace_enter && (f.depth == 0 || options_.trace_nested)) {
+      options_.trace_enter(n, f.depth);
+    }
 
     std::string dom = normalize_domain(n.domain());
     auto fit = functions_.find(dom + '\0' + n.op_type());

@@ -34,6 +34,9 @@ struct TraceEvent {
   int64_t opset;
 };
 using TraceHook = std::function<void(const TraceEvent&)>;
+// Called before a node runs (with no outputs yet), so that a printer can
+// show a function call or a Loop before the nodes of its body.
+using TraceEnterHook = std::function<void(const ir::Node& node, int depth)>;
 
 // Gives the body of a function-op (an op whose schema defines it as a
 // function) for `node` at `opset`, given the node's input types and its
@@ -45,6 +48,7 @@ using FunctionBodyProvider = std::function<std::shared_ptr<const ir::Function>(
 
 struct SessionOptions {
   TraceHook trace;
+  TraceEnterHook trace_enter;
   // Also trace nodes inside subgraphs and function bodies.
   bool trace_nested = true;
   // Null: schema_function_bodies() (libonnx's bodies, see function_ops.h).
