@@ -200,6 +200,24 @@ TEST(Graph, CloneIsDeepAndKeepsOuterReferences) {
   EXPECT_EQ(captured->uses().size(), 2u);
 }
 
+TEST(Graph, DemoteInputToInitializerKeepsUses) {
+  Graph g;
+  Value* x = g.add_input("x");
+  Value* w = g.add_input("w");
+  g.set_input_initializer(w, std::make_shared<Tensor>(Tensor::scalar_float(3)));
+  Value* in[] = {x, w};
+  Node* n = g.create_node("Mul", in);
+  EXPECT_THROW(g.demote_input_to_initializer(0), Error);  // x has no initializer
+  g.demote_input_to_initializer(1);
+  ASSERT_EQ(g.inputs().size(), 1u);
+  EXPECT_FALSE(w->is_graph_input());
+  EXPECT_TRUE(w->is_initializer());
+  EXPECT_EQ(n->input(1), w);
+  EXPECT_EQ(g.initializers().size(), 1u);
+  g.add_output(n->output(0));
+  EXPECT_TRUE(verify(g).empty());
+}
+
 TEST(Graph, TypesPrintReadably) {
   Type t = Type::tensor(DataType::Float, Shape({Dim::symbolic("N"), Dim::known(3), Dim()}));
   EXPECT_EQ(t.to_string(), "float[N,3,?]");

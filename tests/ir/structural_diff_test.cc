@@ -79,6 +79,9 @@ TEST(StructuralDiff, ReportsDifferentOperatorsAndDeadNodes) {
   auto c = sample("", false);
   Value* in[] = {c->inputs()[0]};
   c->create_node("Sqrt", in);  // feeds nothing
+  DiffOptions no_dead;
+  no_dead.compare_dead_nodes = false;
+  EXPECT_TRUE(diff(*a, *c, no_dead).equivalent());
   auto r2 = diff(*a, *c);
   ASSERT_FALSE(r2.equivalent());
   EXPECT_NE(
@@ -120,11 +123,66 @@ TEST(StructuralDiff, ComparesSubgraphsAndIoTypes) {
   auto r = diff(*make("Relu", DataType::Float), *make("Abs", DataType::Float));
   ASSERT_FALSE(r.equivalent());
   EXPECT_EQ(r.differences[0].message, "operators differ: Relu vs Abs") << r.to_string();
+  {
+    auto a = make("Relu", DataType::Float);
+    auto b = make("Relu", DataType::Float);
+    b->outputs()[0]->set_type(Type::tensor(DataType::Float, Shape{4}));
+    EXPECT_FALSE(diff(*a, *b).equivalent());
+    DiffOptions refined;
+    refined.allow_refined_output_types = true;
+    EXPECT_TRUE(diff(*a, *b, refined).equivalent());
+    EXPECT_FALSE(diff(*b, *a, refined).equivalent());  // less precise is no refinement
+  }
   auto r2 = diff(*make("Relu", DataType::Float), *make("Relu", DataType::Double));
   ASSERT_FALSE(r2.equivalent());
   EXPECT_NE(r2.differences[0].message.find("output types differ: float vs double"),
             std::string::npos)
       << r2.to_string();
+}
+
+TEST(StructuralDiff, AttributeOrderAndIdentityNormalization) {
+  auto a = sample("", false);
+  auto b = sample("", false);
+  // Reorder attributes: add a second one to both, in opposite orders.
+  for (auto* g : {a.get(), b.get()}) {
+    for (Node* n : g->nodes()) {
+      if (n->op_type() != "LeakyRelu") continue;
+      if (g == a.get()) {
+        n->set_attr(Attr::of_int("k", 1));
+      } else {
+        Attr alpha = n->attr("alpha")->clone();
+        n->remove_attr("alpha");
+        n->set_attr(Attr::of_int("k", 1));
+        n->set_attr(std::move(alpha));
+      }
+    }
+  }
+  EXPECT_TRUE(diff(*a, *b).equivalent()) << diff(*a, *b).to_string();
+  // An Identity in front of the output is a difference, unless normalized.
+  Value* out = b->outputs()[0];
+  Value* in[] = {out};
+  Node* id = b->create_node("Identity", in);
+  id->output(0)->set_type(out->type());
+  b->set_output(0, id->output(0));
+  EXPECT_FALSE(diff(*a, *b).equivalent());
+  DiffOptions o;
+  o.look_through_identity = true;
+  EXPECT_TRUE(diff(*a, *b, o).equivalent()) << diff(*a, *b, o).to_string();
+}
+
+TEST(StructuralDiff, TrailingOmittedInputsAreAbsentInputs) {
+  auto a = sample("", false);
+  auto b = sample("", false);
+  for (Node* n : b->nodes()) {
+    if (n->op_type() == "LeakyRelu") n->append_input(nullptr);
+  }
+  EXPECT_TRUE(diff(*a, *b).equivalent()) << diff(*a, *b).to_string();
+  for (Node* n : b->nodes()) {
+    if (n->op_type() == "LeakyRelu") n->append_input(b->inputs()[0]);
+  }
+  auto r = diff(*a, *b);
+  ASSERT_FALSE(r.equivalent());
+  EXPECT_EQ(r.differences[0].message, "input or output counts differ") << r.to_string();
 }
 
 TEST(StructuralDiff, HandlesLongChainsWithoutRecursion) {
@@ -153,6 +211,15 @@ TEST(StructuralDiff, ModelsCompareFunctionsAndOpsets) {
   a.graph = sample("", false);
   b.graph = sample("", true);
   EXPECT_TRUE(diff(a, b).equivalent()) << diff(a, b).to_string();
+  // An import no node uses changes nothing; a used one at another version does.
+  b.opset_imports.push_back({"com.unused", 3});
+  EXPECT_TRUE(diff(a, b).equivalent()) << diff(a, b).to_string();
+  b.opset_imports[0].version = 16;
+  auto r0 = diff(a, b);
+  ASSERT_FALSE(r0.equivalent());
+  EXPECT_EQ(r0.differences[0].message,
+            "opset imports differ: domain 'ai.onnx' is imported at 17 vs 16");
+  b.opset_imports[0].version = 17;
   auto f = std::make_unique<Function>("local", "f");
   b.functions.push_back(std::move(f));
   auto r = diff(a, b);

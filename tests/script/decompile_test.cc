@@ -132,7 +132,7 @@ TEST(Decompile, IfBecomesIfElseAndLoopANestedBody) {
   EXPECT_NE(s.find("    if cond:\n        r = op.Relu(x)\n    else:\n        r = x\n"),
             std::string::npos)
       << s;
-  EXPECT_NE(s.find("    def body_Loop(i: INT64[()], cond_in: BOOL[()], acc: FLOAT):\n"
+  EXPECT_NE(s.find("    def body_Loop(i: INT64[()], cond_in: BOOL[()], acc: FLOAT[...]):\n"
                    "        Add = acc + acc\n"
                    "        return cond_in, Add\n"
                    "    out = op.Loop(trip, None, r, body=body_Loop)\n"),

@@ -86,6 +86,15 @@ void Graph::remove_input(size_t i) {
   if (!v->is_initializer_) release(v);
 }
 
+void Graph::demote_input_to_initializer(size_t i) {
+  Value* v = inputs_.at(i);
+  if (!v->is_initializer_) {
+    throw Error(ErrorKind::Internal, "graph input '" + v->name() + "' has no initializer");
+  }
+  inputs_.erase(inputs_.begin() + static_cast<std::ptrdiff_t>(i));
+  v->is_graph_input_ = false;
+}
+
 void Graph::add_output(Value* v) {
   outputs_.push_back(v);
   ++v->graph_output_count_;

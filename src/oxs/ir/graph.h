@@ -85,6 +85,9 @@ class Graph {
   const std::vector<Value*>& inputs() const { return inputs_; }
   // Removes graph input i; it must have no uses.
   void remove_input(size_t i);
+  // Makes graph input i, which must also be an initializer, an initializer
+  // only (the value and its uses stay).
+  void demote_input_to_initializer(size_t i);
 
   // ---- outputs ----
   void add_output(Value* v);

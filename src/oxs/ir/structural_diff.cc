@@ -6,6 +6,7 @@
 #include <cstring>
 #include <functional>
 #include <map>
+#include <set>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -115,6 +116,37 @@ uint64_t hash_tensor(const Tensor& t, const DiffOptions& o) {
   return h;
 }
 
+// True when `b` says everything `a` says (and perhaps more): same kinds and
+// element types, and each dim of `a` unknown, or equal in `b`.
+bool refines(const Type& a, const Type& b) {
+  if (a.kind() != b.kind() || a.elem_type() != b.elem_type()) return false;
+  if ((a.element() == nullptr) != (b.element() == nullptr)) return false;
+  if (a.element() && !refines(*a.element(), *b.element())) return false;
+  if (!a.shape()) return true;
+  if (!b.shape() || a.shape()->rank() != b.shape()->rank()) return false;
+  for (size_t i = 0; i < a.shape()->rank(); ++i) {
+    const Dim& x = (*a.shape())[i];
+    const Dim& y = (*b.shape())[i];
+    if (x.is_unknown()) continue;
+    if (x.is_known() ? !(y.is_known() && y.value() == x.value()) : !(x == y || y.is_known())) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// Trailing omitted inputs mean the same as no inputs there (ONNX IR spec).
+size_t used_inputs(const Node* n) {
+  size_t k = n->num_inputs();
+  while (k > 0 && !n->input(k - 1)) --k;
+  return k;
+}
+
+bool is_identity(const Node* n) {
+  return n && n->op_type() == "Identity" && (n->domain().empty() || n->domain() == "ai.onnx") &&
+         n->num_inputs() == 1 && n->input(0) && n->num_outputs() == 1;
+}
+
 std::string describe(const Value* v) {
   if (!v) return "an omitted input";
   if (Node* p = v->producer()) {
@@ -154,9 +186,16 @@ class Differ {
         h[n->output(0)] = hash_tensor(*t, o_);
         continue;
       }
+      if (o_.look_through_identity && is_identity(n)) {
+        h[n->output(0)] = lookup(side, n->input(0));
+        continue;
+      }
       uint64_t x = mix_str(mix_str(0x40de, n->op_type()), canonical_domain(n->domain()));
-      for (const Attr& a : n->attrs()) x = mix(x, hash_attr(a, side));
-      for (size_t i = 0; i < n->num_inputs(); ++i) {
+      // Attribute order carries no meaning: combine their hashes by sum.
+      uint64_t attrs = 0;
+      for (const Attr& a : n->attrs()) attrs += hash_attr(a, side);
+      x = mix(x, attrs);
+      for (size_t i = 0; i < used_inputs(n); ++i) {
         const Value* in = n->input(i);
         x = mix(x, in ? lookup(side, in) : 0x0e11);
       }
@@ -199,7 +238,9 @@ class Differ {
     for (size_t i = 0; i < a.outputs().size(); ++i) {
       const Value* va = a.outputs()[i];
       const Value* vb = b.outputs()[i];
-      if (o_.compare_io_types && !a.owner() && va->type() != vb->type()) {
+      bool types_match = va->type() == vb->type() ||
+                         (o_.allow_refined_output_types && refines(va->type(), vb->type()));
+      if (o_.compare_io_types && !a.owner() && !types_match) {
         add("output " + std::to_string(i) + " '" + va->name() + "'",
             "output " + std::to_string(i) + " '" + vb->name() + "'",
             "output types differ: " + va->type().to_string() + " vs " + vb->type().to_string());
@@ -217,7 +258,8 @@ class Differ {
     std::vector<uint64_t> only_a, only_b;
     std::set_difference(x.begin(), x.end(), y.begin(), y.end(), std::back_inserter(only_a));
     std::set_difference(y.begin(), y.end(), x.begin(), x.end(), std::back_inserter(only_b));
-    if (r_.differences.empty() && (!only_a.empty() || !only_b.empty()) && !tolerant(o_)) {
+    if (r_.differences.empty() && (!only_a.empty() || !only_b.empty()) && !tolerant(o_) &&
+        o_.compare_dead_nodes) {
       add("first graph", "second graph",
           std::to_string(only_a.size()) + " node(s) only in the first graph and " +
               std::to_string(only_b.size()) +
@@ -302,6 +344,10 @@ class Differ {
     while (!stack.empty() && !full()) {
       auto [a, b] = stack.back();
       stack.pop_back();
+      if (o_.look_through_identity) {
+        while (a && is_identity(a->producer())) a = a->producer()->input(0);
+        while (b && is_identity(b->producer())) b = b->producer()->input(0);
+      }
       if (!visited_.insert({a, b}).second) continue;
       if (!a || !b) {
         if (a != b) add(describe(a), describe(b), "an input is omitted on one side only");
@@ -338,13 +384,13 @@ class Differ {
         continue;
       }
       if (!compare_node_shape(na, nb)) continue;
-      for (size_t i = 0; i < na->num_inputs(); ++i) stack.push_back({na->input(i), nb->input(i)});
+      for (size_t i = 0; i < used_inputs(na); ++i) stack.push_back({na->input(i), nb->input(i)});
     }
   }
 
   // Attributes, arity and subgraphs of two nodes of the same op.
   bool compare_node_shape(const Node* na, const Node* nb) {
-    if (na->num_inputs() != nb->num_inputs() || na->num_outputs() != nb->num_outputs()) {
+    if (used_inputs(na) != used_inputs(nb) || na->num_outputs() != nb->num_outputs()) {
       add(describe(na), describe(nb), "input or output counts differ");
       return false;
     }
@@ -422,13 +468,37 @@ DiffResult diff(const Function& a, const Function& b, const DiffOptions& options
 
 DiffResult diff(const Model& a, const Model& b, const DiffOptions& options) {
   DiffResult r = diff(*a.graph, *b.graph, options);
-  auto opsets = [](const Model& m) {
+  std::set<std::string> used;
+  auto collect = [&used](const Graph& g) {
+    g.for_each_node_recursive(
+        [&used](Node* n) { used.insert(n->domain() == "ai.onnx" ? "" : n->domain()); });
+  };
+  for (const Model* m : {&a, &b}) {
+    collect(*m->graph);
+    for (const auto& f : m->functions) collect(*f->body);
+  }
+  auto opsets = [&used](const Model& m) {
     std::map<std::string, int64_t> s;
-    for (const auto& o : m.opset_imports) s[o.domain == "ai.onnx" ? "" : o.domain] = o.version;
+    for (const auto& o : m.opset_imports) {
+      std::string d = o.domain == "ai.onnx" ? "" : o.domain;
+      if (used.count(d)) s[d] = o.version;
+    }
     return s;
   };
-  if (opsets(a) != opsets(b)) {
-    r.differences.insert(r.differences.begin(), {"model", "model", "opset imports differ"});
+  if (auto oa = opsets(a), ob = opsets(b); oa != ob) {
+    std::string text;
+    for (const auto& [d, v] : oa) {
+      auto it = ob.find(d);
+      if (it == ob.end() || it->second != v) {
+        text = "domain '" + (d.empty() ? std::string("ai.onnx") : d) + "' is imported at " +
+               std::to_string(v) + " vs " +
+               (it == ob.end() ? std::string("not at all") : std::to_string(it->second));
+        break;
+      }
+    }
+    if (text.empty()) text = "the second model imports a used domain the first does not";
+    r.differences.insert(r.differences.begin(),
+                         {"model", "model", "opset imports differ: " + text});
   }
   std::map<std::pair<std::string, std::string>, const Function*> fb;
   for (const auto& f : b.functions) fb[{f->domain, f->name}] = f.get();

@@ -24,6 +24,16 @@ struct DiffOptions {
   bool compare_io_types = true;
   // Stop after this many differences.
   size_t max_differences = 10;
+  // Normalization: an Identity node is the value it forwards (compilers and
+  // cleanups remove them freely).
+  bool look_through_identity = false;
+  // Report nodes that appear on one side only although every output matches
+  // (nodes that feed no output, or computations done twice). Normalization
+  // when false: dead code is ignored.
+  bool compare_dead_nodes = true;
+  // Normalization: a graph output of the second model may carry a more
+  // precise type than the first declares (inference filled in dims).
+  bool allow_refined_output_types = false;
 };
 
 struct Difference {
@@ -41,8 +51,9 @@ struct DiffResult {
 
 DiffResult diff(const Graph& a, const Graph& b, const DiffOptions& options = {});
 DiffResult diff(const Function& a, const Function& b, const DiffOptions& options = {});
-// Also compares opset imports and the set of model-local functions (matched
-// by domain and name).
+// Also compares the set of model-local functions (matched by domain and name)
+// and the opset versions of the domains that nodes use (an import nobody uses
+// does not change the model's meaning).
 DiffResult diff(const Model& a, const Model& b, const DiffOptions& options = {});
 
 }  // namespace oxs::ir

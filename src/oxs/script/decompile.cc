@@ -138,7 +138,7 @@ class Decompiler {
       case ir::Type::Kind::Tensor: {
         used_types_.insert(t.elem_type());
         std::string s(ir::dtype_script_name(t.elem_type()));
-        if (!t.shape()) return s;
+        if (!t.shape()) return s + "[...]";
         s += "[";
         const auto& dims = t.shape()->dims();
         if (dims.empty()) return s + "()]";
@@ -228,6 +228,9 @@ class Decompiler {
   std::string main_graph(const Graph& g) {
     std::vector<std::string> params;
     for (const Value* in : g.inputs()) {
+      // An input that also has an initializer (IR < 4 weights) becomes a
+      // constant: ONNX Script has no default values for tensor inputs.
+      if (in->is_initializer()) continue;
       std::string ann = type_annotation(in->type());
       params.push_back(ann.empty() ? value_name(in) : value_name(in) + ": " + ann);
     }
@@ -256,7 +259,7 @@ class Decompiler {
   std::string graph_body(const Graph& g, int level, bool is_function) {
     std::string out;
     for (const Value* init : g.initializers()) {
-      if (init->is_graph_input() || !init->const_value()) continue;
+      if (!init->const_value()) continue;
       out += indent_of(level) + value_name(init) +
              " = op.Constant(value=" + tensor(*init->const_value(), init->name()) + ")\n";
     }

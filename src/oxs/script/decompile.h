@@ -10,6 +10,8 @@
 //   - small tensors as `make_tensor(...)` literals; larger initializers in a
 //     side file referenced with `external_tensor(name, type, dims, file,
 //     offset=, length=)`;
+//   - graph inputs that also carry an initializer (IR < 4 weights) become
+//     constants, since ONNX Script has no default values for tensor inputs;
 //   - names kept when they are valid Python identifiers, made valid (and
 //     unique) otherwise.
 // Linear in the size of the model. This file must not parse or compile.
