@@ -110,8 +110,8 @@ Tensor random_tensor(const std::string& input, const ir::Type& type,
       auto it = dims.find(dim.symbol());
       if (it == dims.end()) {
         throw Error(ErrorKind::Usage, "input '" + input + "' has symbolic dimension '" +
-                                          dim.symbol() + "'; give its size with --dim " +
-                                          dim.symbol() + "=N");
+                                          dim.symbol() + "'; give its size (oxs run: --dim " +
+                                          dim.symbol() + "=SIZE)");
       }
       d.push_back(it->second);
     } else {
