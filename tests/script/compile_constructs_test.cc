@@ -74,7 +74,13 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"constructs_misc.py", "loop_body", {{"Loop", 1}, {"Cast", 1}}},
         Case{"constructs_misc.py", "scan_body", {{"Scan", 1}}},
         Case{"constructs_misc.py", "if_attr", {{"If", 1}}},
-        Case{"constructs_misc.py", "use_custom", {{"custom_fn", 1}, {"Neg", 1}}}),
+        Case{"constructs_misc.py", "use_custom", {{"custom_fn", 1}, {"Neg", 1}}},
+        // Imports (onnx_opset, onnx_types, import onnxscript), @script(op) and
+        // @script(default_opset=op), TypeVars, unions, Annotated, Optional
+        // (a variant without the omitted input), Sequence inputs, FLOAT[None].
+        Case{"constructs_types.py",
+             "seq_in",
+             {{"generic", 1}, {"opt__without_bias", 1}, {"SequenceAt", 1}}}),
     [](const ::testing::TestParamInfo<Case>& info) { return std::string(info.param.entry); });
 
 TEST(Constructs, ModFloatUsesFmod) {

@@ -132,10 +132,15 @@ bool Compiler::use_opset(const OpsetRef& o, Span span) {
   return true;
 }
 
-const ir::Function* Compiler::function_of(ScriptFn& fn, Span call_span) {
-  switch (fn.state) {
+const ir::Function* Compiler::function_of(ScriptFn& fn, Span call_span,
+                                          const std::vector<std::string>& omitted) {
+  std::string suffix;
+  for (const auto& o : omitted) suffix += "_" + o;
+  std::string fname = suffix.empty() ? fn.def->name : fn.def->name + "__without" + suffix;
+  ScriptFn::Variant& var = fn.variants[suffix];
+  switch (var.state) {
     case ScriptFn::State::kDone:
-      return fn.compiled;
+      return var.compiled;
     case ScriptFn::State::kFailed:
       return nullptr;
     case ScriptFn::State::kCompiling:
@@ -146,33 +151,34 @@ const ir::Function* Compiler::function_of(ScriptFn& fn, Span call_span) {
     case ScriptFn::State::kNone:
       break;
   }
-  fn.state = ScriptFn::State::kCompiling;
+  var.state = ScriptFn::State::kCompiling;
   Signature& sig = signature(fn);
   if (!sig.ok) {
-    fn.state = ScriptFn::State::kFailed;
+    var.state = ScriptFn::State::kFailed;
     return nullptr;
   }
   if (!use_opset(OpsetRef{fn.domain, fn.domain_version}, fn.def->name_span)) {
-    fn.state = ScriptFn::State::kFailed;
+    var.state = ScriptFn::State::kFailed;
     return nullptr;
   }
   std::vector<std::string> attr_names;
   for (const ParamInfo& p : sig.params) {
     if (p.is_attr) attr_names.push_back(p.name);
   }
-  builder::Builder fb = root->function(fn.domain, fn.def->name, attr_names);
+  builder::Builder fb = root->function(fn.domain, fname, attr_names);
   FunctionConverter conv(*this, &fn, &fb, FunctionConverter::Mode::kFunction);
+  conv.omitted_inputs = omitted;
   bool ok = conv.convert();
   if (ok) {
     try {
-      fn.compiled = &root->add_function(std::move(fb));
+      var.compiled = &root->add_function(std::move(fb));
       if (fn.def->docstring) {
-        if (ir::Function* f = root->model().find_function(fn.domain, fn.def->name)) {
+        if (ir::Function* f = root->model().find_function(fn.domain, fname)) {
           f->doc_string = *fn.def->docstring;
         }
       }
-      fn.state = ScriptFn::State::kDone;
-      return fn.compiled;
+      var.state = ScriptFn::State::kDone;
+      return var.compiled;
     } catch (const Error& e) {
       error(code::kInvalidNode, fn.def->name_span, e.message());
     }
@@ -185,7 +191,7 @@ const ir::Function* Compiler::function_of(ScriptFn& fn, Span call_span) {
       if (n->output(k)) inf.forget(n->output(k));
     }
   });
-  fn.state = ScriptFn::State::kFailed;
+  var.state = ScriptFn::State::kFailed;
   return nullptr;
 }
 
@@ -283,10 +289,11 @@ std::optional<ir::Model> Compiler::run() {
     }
     if (entry->def->docstring) root->graph().doc_string = *entry->def->docstring;
     root->graph().set_name(entry->def->name);
-    entry->state = ScriptFn::State::kCompiling;  // a call of the entry from itself is recursion
+    entry->variants[""].state =
+        ScriptFn::State::kCompiling;  // a call of the entry from itself is recursion
     FunctionConverter conv(*this, entry, root.get(), FunctionConverter::Mode::kMain);
     conv.convert();
-    entry->state = ScriptFn::State::kNone;
+    entry->variants[""].state = ScriptFn::State::kNone;
   }
   // Every other script function is checked (and, with --functions-only, kept).
   for (auto& fn : fns) {

@@ -58,8 +58,15 @@ struct ScriptFn {
   std::optional<OpsetRef> default_opset;  // @script(default_opset=op)
   bool sig_ready = false;
   Signature sig;
-  enum class State : uint8_t { kNone, kCompiling, kDone, kFailed } state = State::kNone;
-  const ir::Function* compiled = nullptr;
+  enum class State : uint8_t { kNone, kCompiling, kDone, kFailed };
+  // One compiled function per set of omitted optional inputs ("" = none
+  // omitted): a caller that omits `bias` gets a variant where bias is None,
+  // since libonnx cannot infer calls with omitted function inputs.
+  struct Variant {
+    State state = State::kNone;
+    const ir::Function* compiled = nullptr;
+  };
+  std::map<std::string, Variant> variants;
 };
 
 // A vector of attributes (ir::Attr is move-only, so no initializer lists).
@@ -114,7 +121,8 @@ class Compiler {
 
   // ---- functions ----
   // The model-local function for `fn`, compiled on first use.
-  const ir::Function* function_of(ScriptFn& fn, Span call_span);
+  const ir::Function* function_of(ScriptFn& fn, Span call_span,
+                                  const std::vector<std::string>& omitted = {});
 
   // Work budget (statement and expression conversions) so that pathological
   // inputs (e.g. return lowering that duplicates code) end with an error.
@@ -149,6 +157,8 @@ class FunctionConverter {
 
   // Binds parameters and converts the body; false if errors were reported.
   bool convert();
+  // Optional tensor inputs the callers of this variant omit: None in the body.
+  std::vector<std::string> omitted_inputs;
   // Evaluates an expression. `nout`: outputs wanted when it is a call of a
   // multi-output op (0: the op's own count). `name`: base for the value's name.
   SVal eval(const Expr& e, size_t nout = 0, const std::string& name = {});

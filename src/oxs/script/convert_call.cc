@@ -800,6 +800,7 @@ SVal FunctionConverter::call_script(ScriptFn& fn, const Call& e, size_t nout,
   }
   std::vector<Var> inputs;
   std::vector<ir::Attr> attrs;
+  std::vector<std::string> omitted;  // optional inputs not given: a variant without them
   for (size_t j = 0; j < sig.params.size(); ++j) {
     const ParamInfo& p = sig.params[j];
     if (p.is_attr) {
@@ -833,12 +834,12 @@ SVal FunctionConverter::call_script(ScriptFn& fn, const Call& e, size_t nout,
               "pass it positionally or by name");
         bad = true;
       }
-      inputs.emplace_back();
+      omitted.push_back(p.name);
       continue;
     }
     SVal v = eval(*given[j]);
     if (v.kind == SVal::Kind::kPy && v.py.kind == PyValue::Kind::kNone && p.optional) {
-      inputs.emplace_back();
+      omitted.push_back(p.name);
       continue;
     }
     auto t =
@@ -852,7 +853,7 @@ SVal FunctionConverter::call_script(ScriptFn& fn, const Call& e, size_t nout,
     inputs.push_back(*t);
   }
   if (bad) return SVal::poison();
-  const ir::Function* f = c_.function_of(fn, e.func->span);
+  const ir::Function* f = c_.function_of(fn, e.func->span, omitted);
   if (!f) return SVal::poison();
   size_t n = f->body->outputs().size();
   if (nout && nout != n) {

@@ -5,6 +5,8 @@
 // which is how `return` anywhere, `break` and `continue` are lowered: an `if`
 // that may leave its block takes the rest of the block into its branches, so
 // that every path ends by producing the outputs of its function or loop body.
+#include <algorithm>
+
 #include "oxs/infer/infer.h"
 #include "oxs/script/compiler.h"
 #include "oxs/script/convert_codes.h"
@@ -65,6 +67,10 @@ bool FunctionConverter::convert() {
                   def.name + "' with a value");
         env_[p.name] = SVal::poison();
       }
+      continue;
+    }
+    if (std::find(omitted_inputs.begin(), omitted_inputs.end(), p.name) != omitted_inputs.end()) {
+      env_[p.name] = SVal::of(PyValue::none());  // this variant's callers omit it
       continue;
     }
     ir::Type type;
@@ -133,7 +139,7 @@ bool FunctionConverter::convert() {
       if (mode_ == Mode::kFunction && want.is_tensor()) want = ir::Type::tensor(want.elem_type());
       if (!want.is_none()) {
         try {
-          out->set_type(infer::merge_types(out->type(), want, "output '" + out->name() + "'"));
+          out->set_type(infer::merge_types(want, out->type(), "output '" + out->name() + "'"));
         } catch (const Error& e) {
           error(code::kBadAnnotation, def.returns ? def.returns->span : def.name_span,
                 "the return annotation does not match the value returned: " + e.message());
