@@ -67,7 +67,8 @@ std::string summarize(const Value& v, size_t n_values) {
       os << ir::dtype_name(t.dtype()) << dims_to_string(t.dims());
       if (t.dtype() != DataType::String && t.numel() > 0) {
         TensorStats s = tensor_stats(t);
-        os << " min=" << s.min << " max=" << s.max << " mean=" << s.mean << " nan=" << s.nan_count;
+        os << " min=" << s.min << " max=" << s.max << " mean=" << s.mean;
+        if (ir::is_floating(t.dtype())) os << " nan=" << s.nan_count;
       }
       os << " " << first_values(t, n_values);
       return os.str();
