@@ -1,6 +1,8 @@
 #include "oxs/script/decompile.h"
 
+#include <algorithm>
 #include <cctype>
+#include <cstdint>
 #include <cstring>
 #include <functional>
 #include <map>
@@ -68,6 +70,26 @@ class Decompiler {
     for (const auto& f : m.functions) {
       function_names_[{f->domain, f->name}] = names_.fresh(f->name);
     }
+    // How each function is called: which inputs some caller omits, and the
+    // attribute values callers pass (types for unused parameters).
+    auto visit = [this](Node* n) {
+      auto key = std::make_pair(n->domain(), n->op_type());
+      if (!function_names_.count(key)) return;
+      CallInfo& c = calls_[key];
+      size_t first_omitted = n->num_inputs();
+      for (size_t i = 0; i < n->num_inputs(); ++i) {
+        if (!n->input(i)) {
+          first_omitted = i;
+          break;
+        }
+      }
+      c.first_omitted = std::min(c.first_omitted, first_omitted);
+      for (const Attr& a : n->attrs()) {
+        if (!a.is_reference()) c.attrs.emplace(a.name, std::make_pair(&a, n));
+      }
+    };
+    m.graph->for_each_node_recursive(visit);
+    for (const auto& f : m.functions) f->body->for_each_node_recursive(visit);
   }
 
   DecompileResult run() {
@@ -188,12 +210,35 @@ class Decompiler {
     out += "@script(" + decorator_opset + ")\n";
     out += "def " + function_names_.at({f.domain, f.name}) + "(";
     std::vector<std::string> params;
-    for (const Value* in : f.body->inputs()) params.push_back(value_name(in));
+    const CallInfo* calls = nullptr;
+    if (auto c = calls_.find({f.domain, f.name}); c != calls_.end()) calls = &c->second;
+    // Inputs some caller omits get `= None`; Python then wants defaults on
+    // every later parameter too (the attribute values of a caller).
+    size_t first_default = calls ? calls->first_omitted : f.body->inputs().size();
+    for (size_t i = 0; i < f.body->inputs().size(); ++i) {
+      params.push_back(value_name(f.body->inputs()[i]) + (i >= first_default ? "=None" : ""));
+    }
+    const bool need_defaults = first_default < f.body->inputs().size();
     for (const std::string& a : f.attributes) {
       std::string p = names_.get(&a, a);
       attr_params_[a] = p;
+      const std::pair<const Attr*, Node*>* passed = nullptr;
+      if (calls) {
+        if (auto it = calls->attrs.find(a); it != calls->attrs.end()) passed = &it->second;
+      }
       auto t = param_types.find(a);
-      params.push_back(t == param_types.end() ? p : p + ": " + attr_annotation(t->second));
+      AttrType type = t != param_types.end() ? t->second
+                      : passed               ? passed->first->type
+                                             : AttrType::Float;
+      std::string param = p + ": " + attr_annotation(type);
+      if (!passed) {
+        // No caller passes it: an optional attribute with no value.
+        uses_optional_ = true;
+        param = p + ": Optional[" + attr_annotation(type) + "] = None";
+      } else if (need_defaults) {
+        param += " = " + attr_value(*passed->first, *passed->second);
+      }
+      params.push_back(param);
     }
     out += join(params, ", ") + "):\n";
     if (!f.doc_string.empty()) out += indent_of(1) + python_string(f.doc_string) + "\n";
@@ -469,6 +514,11 @@ class Decompiler {
   std::map<std::string, std::string> aliases_;
   std::vector<std::pair<std::string, ir::OpsetImport>> custom_opsets_;
   std::map<std::pair<std::string, std::string>, std::string> function_names_;
+  struct CallInfo {
+    size_t first_omitted = SIZE_MAX;
+    std::map<std::string, std::pair<const Attr*, Node*>> attrs;
+  };
+  std::map<std::pair<std::string, std::string>, CallInfo> calls_;
   std::map<std::string, std::string> attr_params_;
   std::set<ir::DataType> used_types_;
   std::set<const Value*> renamed_;
