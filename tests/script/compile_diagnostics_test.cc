@@ -80,6 +80,23 @@ TEST(CompileDiagnostics, AttributeTypeMismatch) {
       << p;
 }
 
+TEST(CompileDiagnostics, MissingAttribute) {
+  std::string e = errors(
+      "@script()\n"
+      "def f(x: FLOAT[\"N\"]) -> FLOAT[\"N\"]:\n"
+      "    return op.Cast(x)\n");
+  EXPECT_TRUE(has(e, "t.py:5:12: error[E0306]: Cast-13 requires attribute 'to' (an int)")) << e;
+  // A script function's attribute without a default, read by its body.
+  std::string f = errors(
+      "@script()\n"
+      "def g(x, axis: int):\n"
+      "    return op.ArgMax(x, axis=axis)\n"
+      "@script()\n"
+      "def f(x: FLOAT[\"N\"]) -> INT64[1]:\n"
+      "    return g(x)\n");
+  EXPECT_TRUE(has(f, "error[E0306]: 'g' requires attribute 'axis' (an int)")) << f;
+}
+
 TEST(CompileDiagnostics, UnboundName) {
   EXPECT_EQ(errors("@script()\n"
                    "def f(value: FLOAT[\"N\"]) -> FLOAT[\"N\"]:\n"

@@ -801,6 +801,7 @@ SVal FunctionConverter::call_script(ScriptFn& fn, const Call& e, size_t nout,
   std::vector<Var> inputs;
   std::vector<ir::Attr> attrs;
   std::vector<std::string> omitted;  // optional inputs not given: a variant without them
+  std::vector<const ParamInfo*> missing_attrs;
   for (size_t j = 0; j < sig.params.size(); ++j) {
     const ParamInfo& p = sig.params[j];
     if (p.is_attr) {
@@ -820,11 +821,7 @@ SVal FunctionConverter::call_script(ScriptFn& fn, const Call& e, size_t nout,
         else
           attrs.push_back(std::move(*a));
       } else if (!p.optional) {
-        error(code::kMissingAttribute, e.span,
-              "'" + fname + "' requires attribute '" + p.name + "' (" +
-                  attr_kind_phrase(p.attr_type) + ")",
-              "pass it by keyword: " + p.name + "=...");
-        bad = true;
+        missing_attrs.push_back(&p);  // an error only if the body reads it
       }
       continue;
     }
@@ -855,6 +852,22 @@ SVal FunctionConverter::call_script(ScriptFn& fn, const Call& e, size_t nout,
   if (bad) return SVal::poison();
   const ir::Function* f = c_.function_of(fn, e.func->span, omitted);
   if (!f) return SVal::poison();
+  // ONNX lets a call leave out an attribute; one the body reads has no value
+  // then, which is an error here (a parameter without a default must be given).
+  for (const ParamInfo* p : missing_attrs) {
+    bool read = false;
+    f->body->for_each_node_recursive([&](ir::Node* n) {
+      for (const ir::Attr& a : n->attrs()) read = read || a.ref_attr_name == p->name;
+    });
+    if (read) {
+      error(code::kMissingAttribute, e.span,
+            "'" + fname + "' requires attribute '" + p->name + "' (" +
+                attr_kind_phrase(p->attr_type) + ")",
+            "pass it by keyword: " + p->name + "=...");
+      bad = true;
+    }
+  }
+  if (bad) return SVal::poison();
   size_t n = f->body->outputs().size();
   if (nout && nout != n) {
     error(code::kUnpackMismatch, e.span,
