@@ -248,6 +248,28 @@ TEST(Constructs, BreakInLoopOverUntypedInputs) {
   EXPECT_EQ(op_counts(*m)["Loop"], 1);
 }
 
+TEST(Constructs, OptionalInputsTestedWithIsNone) {
+  // Called with and without bias: two functions, each with the test decided.
+  auto m = compile_ok(
+      "from typing import Optional\n"
+      "from onnxscript import FLOAT, script\n"
+      "from onnxscript import opset17 as op\n"
+      "@script()\n"
+      "def lin(x, bias: Optional[FLOAT] = None):\n"
+      "    y = op.Relu(x)\n"
+      "    if bias is not None:\n"
+      "        y = y + bias\n"
+      "    return y\n"
+      "@script()\n"
+      "def f(x: FLOAT[\"N\"], b: FLOAT[\"N\"]) -> FLOAT[\"N\"]:\n"
+      "    return lin(x) + lin(x, b)\n");
+  ASSERT_TRUE(m);
+  ASSERT_EQ(m->functions.size(), 2u);
+  auto counts = op_counts(*m);
+  EXPECT_EQ(counts["If"], 0);
+  EXPECT_EQ(counts["Add"], 2);  // one in `lin` with bias, one in f
+}
+
 TEST(Constructs, DocstringsBecomeDocStrings) {
   auto m = compile_ok(
       "from onnxscript import FLOAT, script\n"

@@ -603,6 +603,24 @@ SVal FunctionConverter::compare(CmpOpKind op, const SVal& l, const SVal& r, Span
         "cannot compare " + l.py.repr() + " " + cmpop_symbol(op) + " " + r.py.repr() + ": " + why);
     return SVal::poison();
   }
+  if (op == CmpOpKind::kIs || op == CmpOpKind::kIsNot) {
+    // `x is None` on an optional input: a tensor that was passed is never
+    // None (a call that omits it compiles a variant where it is None).
+    const SVal* other = l.kind == SVal::Kind::kPy && l.py.kind == PyValue::Kind::kNone   ? &r
+                        : r.kind == SVal::Kind::kPy && r.py.kind == PyValue::Kind::kNone ? &l
+                                                                                         : nullptr;
+    if (other && other->kind == SVal::Kind::kTensor) {
+      return SVal::of(PyValue::of_bool(op == CmpOpKind::kIsNot));
+    }
+    if (other && other->kind == SVal::Kind::kAttrRef) {
+      error(code::kNoOnnxMeaning, span,
+            "whether attribute '" + other->name +
+                "' was given is not known inside an ONNX "
+                "function",
+            "give the attribute a default value instead of None");
+      return SVal::poison();
+    }
+  }
   if (op == CmpOpKind::kIs || op == CmpOpKind::kIsNot || op == CmpOpKind::kIn ||
       op == CmpOpKind::kNotIn) {
     error(code::kNoOnnxMeaning, span,
