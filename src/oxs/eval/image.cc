@@ -129,7 +129,8 @@ void roi_align_k(KernelContext& ctx) {
   double off = half_pixel ? 0.5 : 0.0;
   for (int64_t r = 0; r < nr; ++r) {
     const double* roi = rois.data<double>() + r * 4;
-    int64_t b = bidx.at(size_t(r));
+    if (int64_t(bidx.size()) != nr) ctx.fail("batch_indices must have one value per roi");
+    int64_t b = bidx[size_t(r)];
     if (b < 0 || b >= x.dim(0)) ctx.fail("batch index out of range");
     double sw = roi[0] * scale - off, sh = roi[1] * scale - off;
     double rw = roi[2] * scale - off - sw, rh = roi[3] * scale - off - sh;

@@ -69,12 +69,23 @@ struct AxisWalker {
   }
 };
 
+// Outside `axis`, indices may not be larger than the data.
+void check_index_dims(const KernelContext& ctx, const Tensor& x, const Tensor& it, int64_t axis) {
+  for (size_t d = 0; d < x.rank(); ++d) {
+    if (int64_t(d) != axis && it.dim(d) > x.dim(d)) {
+      ctx.fail("indices shape " + dims_to_string(it.dims()) + " exceeds data shape " +
+               dims_to_string(x.dims()) + " outside the axis");
+    }
+  }
+}
+
 void gather_elements_k(KernelContext& ctx) {
   const Tensor& x = ctx.tensor(0);
   const Tensor& it = ctx.tensor(1);
   if (it.rank() != x.rank()) ctx.fail("indices must have the data's rank");
   int64_t axis = normalize_axis(ctx, ctx.attr_int("axis", 0), int64_t(x.rank()));
   std::vector<int64_t> idx = it.to_int_vector();
+  check_index_dims(ctx, x, it, axis);
   AxisWalker w{row_major_strides(it.dims()), row_major_strides(x.dims()), size_t(axis), &it.dims()};
   Tensor& out = ctx.alloc_output(0, x.dtype(), it.dims());
   dispatch_copy(x.dtype(), [&](auto tag) {
@@ -135,6 +146,8 @@ void scatter_elements_k(KernelContext& ctx) {
   int64_t axis = normalize_axis(ctx, ctx.attr_int("axis", 0), int64_t(x.rank()));
   Reduction red = reduction_of(ctx);
   std::vector<int64_t> idx = it.to_int_vector();
+  if (it.rank() != x.rank()) ctx.fail("indices must have the data's rank");
+  check_index_dims(ctx, x, it, axis);
   AxisWalker w{row_major_strides(it.dims()), row_major_strides(x.dims()), size_t(axis), &it.dims()};
   Tensor out = x.clone();
   dispatch_all(x.dtype(), [&](auto tag) {
@@ -216,7 +229,12 @@ void scatter_nd_k(KernelContext& ctx) {
 
 void onehot_k(KernelContext& ctx) {
   const Tensor& indices = ctx.tensor(0);
-  int64_t depth = int64_t(cast_tensor(ctx.tensor(1), DataType::Double).data<double>()[0]);
+  if (ctx.tensor(1).numel() != 1 || ctx.tensor(2).numel() != 2) {
+    ctx.fail("depth must have one value and values two (off, on)");
+  }
+  double depth_d = cast_tensor(ctx.tensor(1), DataType::Double).data<double>()[0];
+  if (!(depth_d >= 0 && depth_d < 9.0e15)) ctx.fail("depth must be non-negative");
+  int64_t depth = int64_t(depth_d);
   const Tensor& values = ctx.tensor(2);
   if (depth < 0) ctx.fail("depth must be non-negative");
   int64_t r = int64_t(indices.rank()) + 1;
@@ -308,7 +326,7 @@ void nonzero_k(KernelContext& ctx) {
 
 void topk_k(KernelContext& ctx) {
   const Tensor& x = ctx.tensor(0);
-  int64_t k = ctx.opset() < 10 ? ctx.attr_int("k", 0) : ctx.tensor(1).to_int_vector().at(0);
+  int64_t k = ctx.opset() < 10 ? ctx.attr_int("k", 0) : ctx.tensor(1).scalar_int();
   int64_t axis = normalize_axis(ctx, ctx.attr_int("axis", -1), int64_t(x.rank()));
   bool largest = ctx.attr_int("largest", 1) != 0;
   bool sorted = ctx.attr_int("sorted", 1) != 0;
@@ -350,6 +368,15 @@ void reverse_sequence_k(KernelContext& ctx) {
   const Tensor& x = ctx.tensor(0);
   std::vector<int64_t> lens = ctx.tensor(1).to_int_vector();
   int64_t baxis = ctx.attr_int("batch_axis", 1), taxis = ctx.attr_int("time_axis", 0);
+  if (x.rank() < 2 || (baxis != 0 && baxis != 1) || (taxis != 0 && taxis != 1) || baxis == taxis) {
+    ctx.fail("batch_axis and time_axis must be 0 and 1 (in some order) of an input of rank >= 2");
+  }
+  if (int64_t(lens.size()) != x.dim(size_t(baxis)))
+    ctx.fail("sequence_lens must have one value per batch entry");
+  for (int64_t v : lens) {
+    if (v < 0 || v > x.dim(size_t(taxis)))
+      ctx.fail("sequence_lens values must be within the time axis");
+  }
   Tensor out = x.clone();
   auto st = row_major_strides(x.dims());
   dispatch_copy(x.dtype(), [&](auto tag) {
@@ -359,7 +386,7 @@ void reverse_sequence_k(KernelContext& ctx) {
     for (int64_t i = 0; i < x.numel(); ++i) {
       int64_t b = (i / st[size_t(baxis)]) % x.dim(size_t(baxis));
       int64_t t = (i / st[size_t(taxis)]) % x.dim(size_t(taxis));
-      int64_t len = lens.at(size_t(b));
+      int64_t len = lens[size_t(b)];
       if (t < len) po[i] = px[i + (len - 1 - 2 * t) * st[size_t(taxis)]];
     }
   });

@@ -188,8 +188,13 @@ void clip_k(KernelContext& ctx) {
       if (ctx.has_attr("min")) lo = C(ctx.attr_float("min", 0));
       if (ctx.has_attr("max")) hi = C(ctx.attr_float("max", 0));
     } else {
-      if (const Tensor* t = ctx.optional_tensor(1)) lo = C(t->data<T>()[0]);
-      if (const Tensor* t = ctx.optional_tensor(2)) hi = C(t->data<T>()[0]);
+      for (size_t i : {size_t(1), size_t(2)}) {
+        const Tensor* t = ctx.optional_tensor(i);
+        if (!t) continue;
+        if (t->dtype() != x.dtype() || t->numel() != 1)
+          ctx.fail("min and max must be scalars of the input's type");
+        (i == 1 ? lo : hi) = C(t->data<T>()[0]);
+      }
     }
     const T* px = x.data<T>();
     T* po = out.mutable_data<T>();

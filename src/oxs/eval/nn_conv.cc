@@ -174,6 +174,8 @@ Tensor conv(KernelContext& ctx, const Tensor& x, const Tensor& wt, const Tensor*
              " do not match group " + std::to_string(group));
   }
   std::vector<int64_t> kernel = ctx.attr_ints("kernel_shape", spatial_of(wt));
+  if (kernel != spatial_of(wt)) ctx.fail("kernel_shape does not match W's spatial dimensions");
+  if (bias && bias->numel() != m) ctx.fail("B must have one value per output channel");
   Window w = make_window(ctx, spatial_of(x), kernel, false);
   Dims od{n, m};
   od.insert(od.end(), w.out.begin(), w.out.end());
@@ -280,6 +282,10 @@ void conv_transpose_k(KernelContext& ctx) {
     ctx.fail("W's first dimension must equal X's channels");
   int64_t mg = wt.dim(1), m = mg * group, cg = c / group;
   std::vector<int64_t> kernel = ctx.attr_ints("kernel_shape", spatial_of(wt));
+  if (kernel != spatial_of(wt)) ctx.fail("kernel_shape does not match W's spatial dimensions");
+  if (const Tensor* b = ctx.optional_tensor(2); b && b->numel() != mg * group) {
+    ctx.fail("B must have one value per output channel");
+  }
   std::vector<int64_t> strides = ctx.attr_ints("strides", std::vector<int64_t>(r, 1));
   std::vector<int64_t> dil = ctx.attr_ints("dilations", std::vector<int64_t>(r, 1));
   std::vector<int64_t> opad = ctx.attr_ints("output_padding", std::vector<int64_t>(r, 0));

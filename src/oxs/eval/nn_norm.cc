@@ -17,6 +17,10 @@ void batch_norm_k(KernelContext& ctx) {
   bool training = ctx.attr_int("training_mode", 0) != 0;
   if (x.rank() < 2) ctx.fail("input must have rank >= 2");
   int64_t n = x.dim(0), c = x.dim(1), inner = x.numel() / std::max<int64_t>(n * c, 1);
+  for (size_t i = 1; i <= 4; ++i) {
+    if (ctx.tensor(i).numel() != c)
+      ctx.fail("scale, B, mean and var must have one value per channel");
+  }
   Tensor scale = cast_tensor(ctx.tensor(1), DataType::Double);
   Tensor bias = cast_tensor(ctx.tensor(2), DataType::Double);
   Tensor mean = cast_tensor(ctx.tensor(3), DataType::Double);
@@ -75,7 +79,11 @@ void batch_norm_k(KernelContext& ctx) {
 void instance_norm_k(KernelContext& ctx) {
   const Tensor& x = ctx.tensor(0);
   double eps = ctx.attr_float("epsilon", 1e-5f);
+  if (x.rank() < 2) ctx.fail("input must have rank >= 2");
   int64_t n = x.dim(0), c = x.dim(1), inner = x.numel() / std::max<int64_t>(n * c, 1);
+  if (ctx.tensor(1).numel() != c || ctx.tensor(2).numel() != c) {
+    ctx.fail("scale and B must have one value per channel");
+  }
   Tensor scale = cast_tensor(ctx.tensor(1), DataType::Double);
   Tensor bias = cast_tensor(ctx.tensor(2), DataType::Double);
   Tensor xd = cast_tensor(x, DataType::Double);

@@ -104,16 +104,24 @@ std::vector<std::vector<Tap>> dim_taps(const ResizeParams& p, int64_t in, int64_
   return taps;
 }
 
+// floor(in * scale), with the scale checked to be finite and positive.
+int64_t scaled_dim(const KernelContext& ctx, int64_t in, double scale) {
+  if (!std::isfinite(scale) || scale <= 0) ctx.fail("scales must be finite and positive");
+  double v = std::floor(double(in) * scale);
+  if (v > 9.0e15) ctx.fail("scales make an output dimension too large");
+  return int64_t(v);
+}
+
 Tensor resize(const KernelContext& ctx, const Tensor& x, const Dims& od,
               const std::vector<double>& scales, const std::vector<double>& roi,
               const ResizeParams& p) {
   size_t r = x.rank();
+  Tensor out(x.dtype(), od);  // checks the size before any per-coordinate tables
   std::vector<std::vector<std::vector<Tap>>> taps(r);
   for (size_t d = 0; d < r; ++d) {
     double rs = roi.size() == 2 * r ? roi[d] : 0, re = roi.size() == 2 * r ? roi[d + r] : 1;
     taps[d] = dim_taps(p, x.dim(d), od[d], scales[d], rs, re);
   }
-  Tensor out(x.dtype(), od);
   auto is = std::vector<int64_t>(r, 1);
   for (size_t d = r; d-- > 1;) is[d - 1] = is[d] * x.dim(d);
   dispatch_arith(x.dtype(), [&](auto tag) {
@@ -153,7 +161,6 @@ Tensor resize(const KernelContext& ctx, const Tensor& x, const Dims& od,
       }
     }
   });
-  (void)ctx;
   return out;
 }
 
@@ -196,10 +203,7 @@ void resize_k(KernelContext& ctx) {
     }
   } else {
     if (scales.size() != r) ctx.fail("scales must have one entry per dimension");
-    for (size_t d = 0; d < r; ++d) {
-      if (scales[d] <= 0) ctx.fail("scales must be positive");
-      od[d] = int64_t(std::floor(double(x.dim(d)) * scales[d]));
-    }
+    for (size_t d = 0; d < r; ++d) od[d] = scaled_dim(ctx, x.dim(d), scales[d]);
   }
   ctx.set_output(0, resize(ctx, x, od, scales, roi, p));
 }
@@ -220,7 +224,7 @@ void upsample_k(KernelContext& ctx) {
   }
   if (scales.size() != x.rank()) ctx.fail("scales must have one entry per dimension");
   Dims od(x.rank());
-  for (size_t d = 0; d < x.rank(); ++d) od[d] = int64_t(std::floor(double(x.dim(d)) * scales[d]));
+  for (size_t d = 0; d < x.rank(); ++d) od[d] = scaled_dim(ctx, x.dim(d), scales[d]);
   ctx.set_output(0, resize(ctx, x, od, scales, {}, p));
 }
 

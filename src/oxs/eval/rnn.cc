@@ -36,6 +36,9 @@ template <Cell K>
 void recurrent_k(KernelContext& ctx) {
   const int gates = K == Cell::Rnn ? 1 : K == Cell::Gru ? 3 : 4;
   const Tensor& xt = ctx.tensor(0);
+  if (xt.rank() != 3 || ctx.tensor(1).rank() != 3 || ctx.tensor(2).rank() != 3) {
+    ctx.fail("X, W and R must be 3-D");
+  }
   int64_t layout = ctx.attr_int("layout", 0);
   std::vector<double> x = [&] {
     Tensor d = cast_tensor(xt, DataType::Double);
@@ -47,6 +50,28 @@ void recurrent_k(KernelContext& ctx) {
   Tensor w = cast_tensor(ctx.tensor(1), DataType::Double),
          r = cast_tensor(ctx.tensor(2), DataType::Double);
   int64_t dirs = w.dim(0), h = ctx.attr_int("hidden_size", r.dim(2));
+  if (xt.rank() != 3 || w.rank() != 3 || r.rank() != 3 || w.dim(1) != gates * h || w.dim(2) != in ||
+      r.dim(0) != dirs || r.dim(1) != gates * h || r.dim(2) != h) {
+    ctx.fail("X, W and R shapes do not match hidden_size " + std::to_string(h));
+  }
+  if (const Tensor* bt = ctx.optional_tensor(3); bt && bt->numel() != dirs * 2 * gates * h) {
+    ctx.fail("B has the wrong size");
+  }
+  if (const Tensor* s = ctx.optional_tensor(4)) {
+    for (int64_t v : s->to_int_vector()) {
+      if (v < 0 || v > seq) ctx.fail("sequence_lens values must be within [0, seq_length]");
+    }
+    if (s->numel() != batch) ctx.fail("sequence_lens must have one value per batch entry");
+  }
+  for (size_t i : {size_t(5), size_t(6)}) {
+    if (const Tensor* t = ctx.optional_tensor(i); t && t->numel() != dirs * batch * h) {
+      ctx.fail("initial_h/initial_c have the wrong size");
+    }
+  }
+  if (const Tensor* p = ctx.optional_tensor(7);
+      K == Cell::Lstm && p && p->numel() != dirs * 3 * h) {
+    ctx.fail("P has the wrong size");
+  }
   std::string direction = ctx.attr_string("direction", "forward");
   if ((direction == "bidirectional") != (dirs == 2))
     ctx.fail("direction does not match W's first dimension");

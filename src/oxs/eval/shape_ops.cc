@@ -254,6 +254,10 @@ Tensor slice_tensor(const Tensor& x, const std::vector<int64_t>& start,
 
 // Broadcasts x to `od` (materialized).
 Tensor expand_tensor(const Tensor& x, const Dims& od) {
+  if (x.rank() > od.size() || broadcast_shapes(x.dims(), od) != od) {
+    throw Error(ErrorKind::Invalid,
+                "cannot broadcast shape " + dims_to_string(x.dims()) + " to " + dims_to_string(od));
+  }
   Tensor out(x.dtype(), od);
   dispatch_copy(x.dtype(), [&](auto tag) {
     using T = decltype(tag);
