@@ -49,14 +49,11 @@ TEST_P(SeedScripts, CompileCheckAndMatchGolden) {
   EXPECT_EQ(text, read_file(golden_path)) << "golden: " << golden_path;
 }
 
-// Excluded: readme_hardmax.py with --inline. builder::inline_functions
-// crashes (free of a bad pointer in ~Node inside Inliner::inline_call); the
-// builder room owns the inliner. Re-add Seed{"readme_hardmax.py",
-// "readme_hardmax_inline.golden", {}, true} once it is fixed.
 INSTANTIATE_TEST_SUITE_P(
     Seeds, SeedScripts,
     ::testing::Values(
         Seed{"readme_hardmax.py", "readme_hardmax.golden", {}},
+        Seed{"readme_hardmax.py", "readme_hardmax_inline.golden", {}, true},
         Seed{"readme_hardmax.py", "readme_hardmax_library.golden", {}, false, true},
         Seed{"gelu.py", "gelu.golden", {}}, Seed{"gemmgelu.py", "gemmgelu.golden", {}},
         Seed{"aten_chunk.py", "aten_chunk.golden", 17}, Seed{"aten_add.py", "aten_add.golden", {}},
