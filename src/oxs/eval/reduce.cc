@@ -82,23 +82,27 @@ void reduce_k(KernelContext& ctx) {
       }
       mx = m;
     }
+    auto step = [&](A r, A v, int64_t out_index) -> A {
+      if constexpr (K == Red::Sum || K == Red::Mean || K == Red::LogSum) return wrap_add(r, v);
+      if constexpr (K == Red::Prod) return wrap_mul(r, v);
+      if constexpr (K == Red::Max) return nan_max(r, v);
+      if constexpr (K == Red::Min) return nan_min(r, v);
+      if constexpr (K == Red::L1) return r + (v < 0 ? A(0) - v : v);
+      if constexpr (K == Red::L2 || K == Red::SumSquare) return wrap_add(r, wrap_mul(v, v));
+      if constexpr (K == Red::LogSumExp) return r + A(std::exp(double(v) - double(mx[out_index])));
+      (void)out_index;
+      return r;
+    };
     for_each_run<1>(x.dims(), {&kd},
                     [&](int64_t o, const int64_t* off, int64_t n, const int64_t* s) {
                       A* a = acc + off[0];
-                      const int64_t st = s[0];
-                      for (int64_t i = 0; i < n; ++i) {
-                        A v = A(C(px[o + i]));
-                        A& r = a[i * st];
-                        if constexpr (K == Red::Sum || K == Red::Mean || K == Red::LogSum)
-                          r = wrap_add(r, v);
-                        if constexpr (K == Red::Prod) r = wrap_mul(r, v);
-                        if constexpr (K == Red::Max) r = nan_max(r, v);
-                        if constexpr (K == Red::Min) r = nan_min(r, v);
-                        if constexpr (K == Red::L1) r += v < 0 ? A(0) - v : v;
-                        if constexpr (K == Red::L2 || K == Red::SumSquare)
-                          r = wrap_add(r, wrap_mul(v, v));
-                        if constexpr (K == Red::LogSumExp)
-                          r += std::exp(double(v) - double(mx[off[0] + i * st]));
+                      const T* src = px + o;
+                      if (s[0] == 0) {  // the run reduces into one output: accumulate in a register
+                        A r = a[0];
+                        for (int64_t i = 0; i < n; ++i) r = step(r, A(C(src[i])), off[0]);
+                        a[0] = r;
+                      } else {
+                        for (int64_t i = 0; i < n; ++i) a[i] = step(a[i], A(C(src[i])), off[0] + i);
                       }
                     });
     Tensor& out = ctx.alloc_output(0, x.dtype(), od);
