@@ -66,7 +66,7 @@ for n in 1000 1200 5000; do
 done
 {
   echo
-  echo "Growth is slightly superlinear in the number of functions: the inferencer rebuilds its"
+  echo "Growth is superlinear in the number of functions (5x the functions, ~12x the time): the inferencer rebuilds its"
   echo "index of model-local functions each time one is added (infer/inferencer.cc"
   echo "\`find_function\`, a quarter of the time at 5,000 functions), and \`ir::Model::find_function\`"
   echo "scans the function list; both belong to other rooms and are reported there."
