@@ -75,6 +75,8 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"constructs_misc.py", "scan_body", {{"Scan", 1}}},
         Case{"constructs_misc.py", "if_attr", {{"If", 1}}},
         Case{"constructs_misc.py", "use_custom", {{"custom_fn", 1}, {"Neg", 1}}},
+        // @graph() bodies at module level, ops of a custom Opset("com.example", 1).
+        Case{"constructs_graph.py", "m", {{"Loop", 1}, {"Scale", 1}}},
         // Imports (onnx_opset, onnx_types, import onnxscript), @script(op) and
         // @script(default_opset=op), TypeVars, unions, Annotated, Optional
         // (a variant without the omitted input), Sequence inputs, FLOAT[None].
