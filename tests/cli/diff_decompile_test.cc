@@ -61,6 +61,39 @@ TEST(CliDecompile, WritesSourceAndWeights) {
   EXPECT_TRUE(contains(out.out, "    Y = op.Softmax(logits, axis=-1)\n    return Y\n")) << out.out;
 }
 
+TEST(CliDecompile, RoundTripsThroughCompileWithAWeightsFile) {
+  TempDir dir;
+  const std::string py = dir.file("mlp.py");
+  ASSERT_EQ(
+      run_oxs({"decompile", kMlp, "-o", py, "--weights", "mlp.weights", "--max-inline", "8"}).code,
+      0);
+  const std::string back = dir.file("back.onnx");
+  RunResult c = run_oxs({"compile", py, "-o", back});
+  ASSERT_EQ(c.code, 0) << c.err;
+  RunResult d = run_oxs({"diff", kMlp, back});
+  EXPECT_EQ(d.code, 0) << d.out;
+  EXPECT_EQ(d.out, "equivalent\n");
+  // external_tensor(...) is checked like external data of a model.
+  std::string source = slurp(py);
+  auto rewrite = [&](const std::string& from, const std::string& to) {
+    std::string s = source;
+    s.replace(s.find(from), from.size(), to);
+    std::ofstream(dir.file("bad.py")) << s;
+    return run_oxs({"compile", dir.file("bad.py"), "-o", dir.file("bad.onnx")});
+  };
+  RunResult escape = rewrite("'mlp.weights', offset=0", "'../mlp.weights', offset=0");
+  EXPECT_EQ(escape.code, 1);
+  EXPECT_TRUE(contains(escape.err, "has a '..' component")) << escape.err;
+  RunResult past_end = rewrite("offset=128, length=96", "offset=4096, length=96");
+  EXPECT_EQ(past_end.code, 1);
+  EXPECT_TRUE(contains(past_end.err, "is outside 'mlp.weights'")) << past_end.err;
+  RunResult wrong_length = rewrite("offset=128, length=96", "offset=128, length=8");
+  EXPECT_EQ(wrong_length.code, 1);
+  EXPECT_TRUE(contains(wrong_length.err, "length 8 does not match its type and dims (96 bytes)"))
+      << wrong_length.err;
+  EXPECT_FALSE(fs::exists(dir.file("bad.onnx")));
+}
+
 TEST(CliDecompile, RefusesBadRequests) {
   TempDir dir;
   RunResult no_out = run_oxs({"decompile", kMlp, "--weights", "w.bin"});

@@ -3,6 +3,7 @@
 // them, rendered with the source line and a caret.
 #include <fmt/core.h>
 
+#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <sstream>
@@ -45,6 +46,13 @@ int run_compile(const CompileArgs& args) {
   if (args.opset > 0) options.opset = args.opset;
   options.inline_functions = args.inline_functions;
   options.functions_only = args.functions_only;
+  // external_tensor(...) files sit beside the script.
+  std::string script_dir = std::filesystem::path(args.path).parent_path().string();
+  options.external_data = [script_dir, file = args.path](const std::string& location,
+                                                         int64_t offset, int64_t length,
+                                                         const std::string& tensor) {
+    return onnx::open_external_data(script_dir, location, offset, length, file, tensor);
+  };
   script::CompileResult result = script::compile_source(source, options);
   if (!result.diagnostics.empty()) {
     fmt::print(stderr, "{}", script::render(source, result.diagnostics));

@@ -149,4 +149,28 @@ std::string save_to_bytes(const ir::Model& model) {
   return out;
 }
 
+std::shared_ptr<const ir::Storage> open_external_data(const std::string& base_dir,
+                                                      const std::string& location, int64_t offset,
+                                                      int64_t length, const std::string& source,
+                                                      const std::string& tensor) {
+  DataFileRegistry registry;
+  ResolvedLocation where =
+      registry.resolve(base_dir.empty() ? "." : base_dir, location, source, tensor);
+  auto fail = [&](const std::string& what) {
+    throw Error(ErrorKind::Input, source + ": tensor '" + tensor + "': " + what);
+  };
+  if (offset < 0 || static_cast<uint64_t>(offset) > where.size) {
+    fail("offset " + std::to_string(offset) + " is outside '" + location + "' (" +
+         std::to_string(where.size) + " bytes)");
+  }
+  uint64_t rest = where.size - static_cast<uint64_t>(offset);
+  if (length >= 0 && static_cast<uint64_t>(length) > rest) {
+    fail("offset " + std::to_string(offset) + " + length " + std::to_string(length) +
+         " is beyond the end of '" + location + "' (" + std::to_string(where.size) + " bytes)");
+  }
+  uint64_t n = length >= 0 ? static_cast<uint64_t>(length) : rest;
+  return std::make_shared<ExternalStorage>(registry.open(where, source),
+                                           static_cast<uint64_t>(offset), n);
+}
+
 }  // namespace oxs::onnx

@@ -18,6 +18,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -61,6 +62,16 @@ struct SaveOptions {
   // Offsets in the data file are multiples of this (for mmap).
   int64_t alignment = 4096;
 };
+
+// Bytes [offset, offset+length) of the file `location` relative to
+// `base_dir`, mapped lazily, with the same checks as external data of a model
+// (relative, no '..', no symlink, a regular file inside base_dir, within the
+// file's size). `source` and `tensor` name the origin in errors. Used for
+// ONNX Script's external_tensor(...). Throws oxs::Error (Input).
+std::shared_ptr<const ir::Storage> open_external_data(const std::string& base_dir,
+                                                      const std::string& location, int64_t offset,
+                                                      int64_t length, const std::string& source,
+                                                      const std::string& tensor);
 
 // Throws oxs::Error; on failure the target (and data files) are untouched.
 // A model over protobuf's 2 GiB limit is refused with a hint to use

@@ -11,6 +11,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -36,6 +38,14 @@ struct CompileOptions {
   bool functions_only = false;
   // Errors reported before giving up.
   size_t max_errors = 100;
+  // Gives the bytes of `external_tensor(name, type, dims, location, offset=,
+  // length=)` (length -1: to the end of the file). The script room does no
+  // file I/O: callers that know the source's directory set this (the CLI
+  // uses onnx::open_external_data, which checks the location). Unset, such
+  // a tensor is an error.
+  std::function<std::shared_ptr<const ir::Storage>(const std::string& location, int64_t offset,
+                                                   int64_t length, const std::string& tensor)>
+      external_data;
 };
 
 struct CompileResult {

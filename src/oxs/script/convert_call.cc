@@ -230,6 +230,77 @@ SVal FunctionConverter::call_builtin(const std::string& which, const Call& e, si
     p.tensor = std::make_shared<ir::Tensor>(std::move(*t));
     return SVal::of(std::move(p));
   }
+  if (which == "external_tensor") {
+    // external_tensor(name, data_type, dims, location, offset=0, length=-1):
+    // a tensor whose bytes live in a file beside the script (what `oxs
+    // decompile --weights` writes).
+    std::vector<SVal> a = args;
+    for (const char* k : {"name", "data_type", "dims", "location"}) {
+      if (const Expr* x = kw(k)) a.push_back(eval(*x));
+    }
+    auto int_kw = [&](const char* k, int64_t dflt) -> std::optional<int64_t> {
+      const Expr* x = kw(k);
+      if (!x) return dflt;
+      SVal v = eval(*x);
+      if (v.kind == SVal::Kind::kPy && v.py.kind == PyValue::Kind::kInt) return v.py.i;
+      return std::nullopt;
+    };
+    std::optional<int64_t> offset = int_kw("offset", 0);
+    std::optional<int64_t> length = int_kw("length", -1);
+    const char* usage =
+        "write external_tensor(\"w\", TensorProto.FLOAT, [2, 3], \"model.weights\", offset=0, "
+        "length=24)";
+    int64_t dt = 0;
+    if (a.size() >= 2 && a[1].kind == SVal::Kind::kPy && a[1].py.kind == PyValue::Kind::kInt)
+      dt = a[1].py.i;
+    if (a.size() < 4 || !ir::is_valid_dtype(static_cast<int32_t>(dt)) || dt == 0 ||
+        dt == static_cast<int64_t>(ir::DataType::String) || a[2].kind != SVal::Kind::kPy ||
+        !a[2].py.is_sequence() || a[3].kind != SVal::Kind::kPy ||
+        a[3].py.kind != PyValue::Kind::kStr || !offset || !length || *offset < 0) {
+      error(code::kBadCall, e.span,
+            "external_tensor needs a name, a numeric element type, dims, a file name and "
+            "integer offset/length",
+            usage);
+      return SVal::poison();
+    }
+    std::vector<int64_t> dims;
+    for (const PyValue& d : a[2].py.items) {
+      if (d.kind != PyValue::Kind::kInt || d.i < 0) {
+        error(code::kBadCall, e.span, "external_tensor: dims must be non-negative ints", usage);
+        return SVal::poison();
+      }
+      dims.push_back(d.i);
+    }
+    std::string name =
+        a[0].kind == SVal::Kind::kPy && a[0].py.kind == PyValue::Kind::kStr ? a[0].py.s : "";
+    auto t = std::make_shared<ir::Tensor>(static_cast<ir::DataType>(dt), dims);
+    t->name = name;
+    int64_t expected = t->expected_nbytes();
+    if (expected < 0 || (*length >= 0 && *length != expected)) {
+      error(code::kBadCall, e.span,
+            "external_tensor '" + name + "': length " + std::to_string(*length) +
+                " does not match its type and dims (" + std::to_string(expected) + " bytes)",
+            usage);
+      return SVal::poison();
+    }
+    if (!c_.options.external_data) {
+      error(
+          code::kBadCall, e.span,
+          "external_tensor '" + name + "' needs the script's directory to find '" + a[3].py.s + "'",
+          "compile the script from its file (oxs compile FILE.py)");
+      return SVal::poison();
+    }
+    try {
+      t->set_storage(c_.options.external_data(a[3].py.s, *offset, expected, name));
+    } catch (const Error& err) {
+      error(code::kBadCall, e.span, err.message(), "check the file name, offset and length");
+      return SVal::poison();
+    }
+    PyValue p;
+    p.kind = PyValue::Kind::kTensor;
+    p.tensor = std::move(t);
+    return SVal::of(std::move(p));
+  }
   if (which == "TypeVar") {
     // TypeVar("T", FLOAT, DOUBLE) / TypeVar("T", bound=FLOAT | DOUBLE): a tensor
     // type of one of them (generic unless they agree).

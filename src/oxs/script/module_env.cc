@@ -269,6 +269,7 @@ SVal Compiler::member(const SVal& base, const std::string& attr, Span span) {
         if (attr == "TensorType") return tensor_type(ir::DataType::Undefined, attr);
         if (attr == "script" || attr == "graph") return SVal::named(SVal::Kind::kBuiltin, attr);
         if (attr == "Opset") return SVal::named(SVal::Kind::kBuiltin, "Opset");
+        if (attr == "external_tensor") return SVal::named(SVal::Kind::kBuiltin, "external_tensor");
         if (attr == "onnx_opset" || attr == "onnx_types" || attr == "values") {
           return SVal::named(SVal::Kind::kModule, "onnxscript." + attr);
         }
