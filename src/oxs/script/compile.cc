@@ -4,6 +4,7 @@
 // decorated function too so that all errors show in one run, then finish the
 // model (unreachable functions dropped, optional inlining).
 #include <functional>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "oxs/ir/error.h"
@@ -304,14 +305,24 @@ std::optional<ir::Model> Compiler::run() {
 
   ir::Model& m = root->model();
   if (!options.functions_only) {
-    // Keep the functions the graph reaches.
+    // Keep the functions the graph reaches (an index, so that the walk stays
+    // linear in the number of nodes).
+    std::unordered_map<std::string, const ir::Function*> by_name;
+    for (const auto& f : m.functions) {
+      by_name.emplace(std::string(schema::canonical_domain(f->domain)) + "\n" + f->name, f.get());
+    }
+    auto find = [&](const ir::Node* n) -> const ir::Function* {
+      auto it =
+          by_name.find(std::string(schema::canonical_domain(n->domain())) + "\n" + n->op_type());
+      return it == by_name.end() ? nullptr : it->second;
+    };
     std::unordered_set<const ir::Function*> reached;
     std::vector<const ir::Graph*> work{m.graph.get()};
     while (!work.empty()) {
       const ir::Graph* g = work.back();
       work.pop_back();
       g->for_each_node_recursive([&](ir::Node* n) {
-        if (const ir::Function* f = m.find_function(n->domain(), n->op_type())) {
+        if (const ir::Function* f = find(n)) {
           if (reached.insert(f).second) work.push_back(f->body.get());
         }
       });
