@@ -109,5 +109,40 @@ TEST(CompileRobustness, PathologicalShapesEndWithAnError) {
   }
 }
 
+TEST(CompileRobustness, NestingTooDeepForAFileIsAnError) {
+  // 40 elifs on tensors nest 40 If graphs: more than a protobuf parser reads.
+  std::string s =
+      "from onnxscript import FLOAT, script\nfrom onnxscript import opset17 as op\n"
+      "@script()\ndef f(x: FLOAT[\"N\"]) -> FLOAT[\"N\"]:\n    y = x\n"
+      "    s = op.ReduceSum(x)\n    if s > 0.0:\n        y = x + 0.0\n";
+  for (int k = 1; k < 40; ++k) {
+    s += "    elif s > " + std::to_string(k) + ".0:\n        y = x + 1.0\n";
+  }
+  s += "    return y\n";
+  SourceFile file("deep.py", s);
+  CompileResult r = compile_source(file);
+  ASSERT_FALSE(r.ok());
+  std::string text = render(file, r.diagnostics);
+  EXPECT_NE(text.find("error[E0320]: control flow nests more than 31 graphs deep"),
+            std::string::npos)
+      << text;
+  // 30 levels compile, and the file loads back.
+  std::string ok =
+      "from onnxscript import FLOAT, script\nfrom onnxscript import opset17 as op\n"
+      "@script()\ndef f(x: FLOAT[\"N\"]) -> FLOAT[\"N\"]:\n    y = x\n"
+      "    s = op.ReduceSum(x)\n    if s > 0.0:\n        y = x + 0.0\n";
+  for (int k = 1; k < 30; ++k) {
+    ok += "    elif s > " + std::to_string(k) + ".0:\n        y = x + 1.0\n";
+  }
+  ok += "    return y\n";
+  SourceFile okf("ok.py", ok);
+  CompileResult r2 = compile_source(okf);
+  ASSERT_TRUE(r2.ok()) << render(okf, r2.diagnostics);
+  std::string path = std::string(OXS_BINARY_DIR) + "/script_test_deep.onnx";
+  onnx::save(*r2.model, path);
+  EXPECT_NO_THROW(onnx::load(path));
+  std::remove(path.c_str());
+}
+
 }  // namespace
 }  // namespace oxs::script

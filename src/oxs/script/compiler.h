@@ -285,6 +285,11 @@ class FunctionConverter {
   std::vector<builder::Var> outputs_;
   std::vector<std::string> output_names_;
   int depth_ = 0;  // nested subgraphs (If/Loop bodies)
+  bool depth_reported_ = false;
+  // Whether another nested graph would make the file unloadable: protobuf
+  // parses at most 100 nested messages, 3 per graph level (node, attribute,
+  // graph), so ONNX files hold about 31 levels. Reports once.
+  bool too_deep(Span span);
 };
 
 // Parse errors in module-level Python outside defs become warnings.

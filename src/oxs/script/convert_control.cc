@@ -43,12 +43,29 @@ void unify_branch_types(ir::Graph& a, ir::Graph& b) {
   }
 }
 
+constexpr int kMaxGraphDepth = 31;
+
 }  // namespace
+
+bool FunctionConverter::too_deep(Span span) {
+  if (depth_ < kMaxGraphDepth) return false;
+  if (!depth_reported_) {
+    depth_reported_ = true;
+    error(code::kTooComplex, span,
+          "control flow nests more than " + std::to_string(kMaxGraphDepth) +
+              " graphs deep here; an ONNX file cannot hold deeper nesting (protobuf reads at "
+              "most 100 nested messages)",
+          "flatten it: compute the conditions first and combine the results with op.Where, or "
+          "move inner branches into a @script() function (function bodies start a new level)");
+  }
+  return true;
+}
 
 FunctionConverter::PathEnd FunctionConverter::convert_if_exit(const If& s, const SVal& cond,
                                                               const Cont* rest) {
   PathEnd failed;
   failed.failed = true;
+  if (too_deep(s.test->span)) return failed;
   auto c = to_condition(cond, s.test->span);
   if (!c) return failed;
   builder::Builder* outer = b_;
@@ -111,7 +128,7 @@ void FunctionConverter::convert_if_plain(const If& s, const SVal& cond) {
   for (auto& n : names) {
     if (live.count(n)) live_names.push_back(n);
   }
-  auto c = to_condition(cond, s.test->span);
+  auto c = too_deep(s.test->span) ? std::nullopt : to_condition(cond, s.test->span);
   if (!c) {
     poison_assigned(s.body);
     poison_assigned(s.orelse);
@@ -377,7 +394,7 @@ void FunctionConverter::convert_loop(const Stmt& s, const Body& body, std::optio
     }
     inits.push_back(*t);
   }
-  if (!ok) {
+  if (!ok || too_deep(s.span)) {
     poison_assigned(body);
     return;
   }
@@ -477,6 +494,7 @@ std::unique_ptr<ir::Graph> FunctionConverter::graph_attr(const SVal& v, const Ex
     return nullptr;
   }
   const FunctionDef& d = *v.def;
+  if (too_deep(value_expr.span)) return nullptr;
   c_.liveness.analyze(d);
   FunctionConverter stat(c_, nullptr, nullptr, Mode::kStatic);
   builder::Builder* outer = b_;
