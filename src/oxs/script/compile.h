@@ -6,6 +6,18 @@
 // as `file:line:col: error[E03xx]: message` with the source line, a caret
 // and a hint (see diagnostics.h, convert_codes.h).
 //
+// What the output looks like:
+//   - functions live in domain "this" (onnxscript's default) or in the custom
+//     opset of @script(Opset("com.example", 1)); their attribute parameters
+//     are passed at every call, defaults included (IR 8 functions have no
+//     attribute defaults);
+//   - a call that omits optional tensor inputs calls a variant compiled with
+//     them as None (`f__without_bias`), so `if bias is not None:` is decided
+//     while compiling and libonnx can infer the call;
+//   - in the model's graph, attribute parameters take their defaults, so
+//     conditions on them are decided while compiling;
+//   - `if` on a tensor becomes If, loops become Loop, `a if c else b` Where.
+//
 // This is the script room's public API for the converter; it must not print
 // or touch files (the CLI does), and it never crashes or hangs on bad input.
 #pragma once
