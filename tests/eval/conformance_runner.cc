@@ -7,6 +7,9 @@
 // when any test that is not excluded fails.
 //
 // usage: eval_conformance DATA_DIR EXCLUSIONS_FILE [--filter SUBSTRING] [--verbose] [--fuzz]
+//        [--roundtrip [--also-exclude FILE]]
+// --roundtrip runs each model after decompiling it to ONNX Script and
+// compiling that again, against the same expected outputs.
 // With --fuzz every model instead runs on random inputs of its declared
 // types, of shapes grown by one and shrunk by one: it must end in success or an oxs::Error,
 // never a crash or another exception (exclusions do not apply).
@@ -31,6 +34,8 @@
 #include "oxs/ir/error.h"
 #include "oxs/onnx/model_io.h"
 #include "oxs/onnx/proto_convert.h"
+#include "oxs/script/compile.h"
+#include "oxs/script/decompile.h"
 
 namespace fs = std::filesystem;
 using oxs::Error;
@@ -160,8 +165,22 @@ std::string compare(const Value& got, const Value& want, const std::string& wher
   return {};
 }
 
+// The model after ONNX -> ONNX Script -> ONNX (decompile, then compile), so
+// that the round trip is checked against the expected outputs too. Inputs
+// and outputs keep their order (their names may be made valid Python).
+ir::Model round_trip(ir::Model model, const fs::path& dir) {
+  for (size_t i = model.graph->inputs().size(); i-- > 0;) {
+    if (model.graph->inputs()[i]->is_initializer()) model.graph->demote_input_to_initializer(i);
+  }
+  oxs::script::SourceFile file((dir / "model.py").string(), oxs::script::decompile(model).source);
+  return oxs::script::compile(file);
+}
+
+bool g_roundtrip = false;
+
 std::string run_test(const fs::path& dir) {
   ir::Model model = oxs::onnx::load((dir / "model.onnx").string());
+  if (g_roundtrip) model = round_trip(std::move(model), dir);
   std::vector<const ir::Value*> inputs;
   for (const ir::Value* v : model.graph->inputs()) {
     if (!v->const_value()) inputs.push_back(v);
@@ -243,15 +262,19 @@ std::string fuzz_test(const fs::path& dir) {
 
 int main(int argc, char** argv) {
   if (argc < 3) {
-    std::cerr << "usage: eval_conformance DATA_DIR EXCLUSIONS_FILE [--filter S] [--verbose]\n";
+    std::cerr << "usage: eval_conformance DATA_DIR EXCLUSIONS_FILE [--filter S] [--verbose] "
+                 "[--fuzz] [--roundtrip [--also-exclude FILE]]\n";
     return 2;
   }
   fs::path data = argv[1];
   std::string filter;
   bool verbose = false, fuzz = false;
+  std::vector<std::string> extra_exclusions;
   for (int i = 3; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--fuzz") fuzz = true;
+    if (a == "--roundtrip") g_roundtrip = true;
+    if (a == "--also-exclude" && i + 1 < argc) extra_exclusions.push_back(argv[++i]);
     if (a == "--filter" && i + 1 < argc) {
       filter = argv[++i];
     } else if (a == "--verbose") {
@@ -259,10 +282,12 @@ int main(int argc, char** argv) {
     }
   }
   std::map<std::string, std::string> excluded;  // test -> reason
-  {
-    std::ifstream in(argv[2]);
+  std::vector<std::string> exclusion_files = {argv[2]};
+  exclusion_files.insert(exclusion_files.end(), extra_exclusions.begin(), extra_exclusions.end());
+  for (const std::string& file : exclusion_files) {
+    std::ifstream in(file);
     if (!in) {
-      std::cerr << "cannot read exclusion file " << argv[2] << "\n";
+      std::cerr << "cannot read exclusion file " << file << "\n";
       return 2;
     }
     std::string line;
