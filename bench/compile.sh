@@ -77,22 +77,5 @@ done
 } >> "$section"
 cat "$section"
 
-begin='<!-- compiler:begin -->'
-end='<!-- compiler:end -->'
-[ -f "$RESULTS" ] || printf '# Benchmark results\n' > "$RESULTS"
-"$PY" - "$RESULTS" "$section" "$begin" "$end" <<'PYEOF'
-import sys
-path, section, begin, end = sys.argv[1:]
-text = open(path).read()
-body = begin + "\n" + open(section).read() + end + "\n"
-if begin in text and end in text:
-    a = text.index(begin)
-    b = text.index(end) + len(end)
-    if b < len(text) and text[b] == "\n":
-        b += 1
-    text = text[:a] + body + text[b:]
-else:
-    text = text.rstrip("\n") + "\n\n" + body
-open(path, "w").write(text)
-PYEOF
+/usr/bin/python3 bench/replace_section.py "$RESULTS" "$section" compiler
 rm -f "$section"

@@ -62,20 +62,5 @@ section=$(mktemp)
 } > "$section"
 
 cat "$section"
-begin='<!-- evaluator:begin -->'
-end='<!-- evaluator:end -->'
-[ -f "$RESULTS" ] || printf '# Benchmark results\n' > "$RESULTS"
-/usr/bin/python3 - "$RESULTS" "$section" "$begin" "$end" <<'PYEOF'
-import sys
-path, section, begin, end = sys.argv[1:]
-text = open(path).read()
-body = begin + "\n" + open(section).read() + end + "\n"
-if begin in text and end in text:
-    a = text.index(begin)
-    b = text.index(end) + len(end) + 1
-    text = text[:a] + body + text[b:]
-else:
-    text = text.rstrip("\n") + "\n\n" + body
-open(path, "w").write(text)
-PYEOF
+/usr/bin/python3 bench/replace_section.py "$RESULTS" "$section" evaluator
 rm -f "$section"

@@ -15,38 +15,24 @@
 #include "oxs/script/decompile.h"
 #include "oxs/script/diagnostics.h"
 #include "oxs/script/parser.h"
+#include "testdata.h"
 
 namespace oxs::script {
 namespace {
 
 namespace fs = std::filesystem;
-const char* kTestData = "/usr/share/libonnx-testdata/data";
-
-// "node/test_foo" -> reason
-std::map<std::string, std::string> exclusions() {
-  std::map<std::string, std::string> out;
-  std::ifstream in(std::string(OXS_SOURCE_DIR) + "/tests/script/decompile_exclusions.txt");
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.empty() || line[0] == '#') continue;
-    auto space = line.find(' ');
-    out[line.substr(0, space)] = space == std::string::npos ? "" : line.substr(space + 1);
-  }
-  return out;
-}
+using testing::backend_test_id;
+using testing::backend_test_models;
+using testing::kTestData;
 
 TEST(DecompileTestdata, EveryModelDecompilesToParsableScript) {
   ASSERT_TRUE(fs::exists(kTestData)) << "install libonnx-testdata (scripts/install-deps)";
-  std::vector<std::string> models;
-  for (const auto& e : fs::recursive_directory_iterator(kTestData)) {
-    if (e.path().filename() == "model.onnx") models.push_back(e.path().string());
-  }
-  std::sort(models.begin(), models.end());
-  auto excluded = exclusions();
+  std::vector<std::string> models = backend_test_models();
+  auto excluded = testing::read_exclusions("decompile_exclusions.txt");
   size_t passed = 0, failed = 0, skipped = 0;
   std::string failures;
   for (const std::string& path : models) {
-    std::string id = fs::path(path).parent_path().lexically_relative(kTestData).string();
+    std::string id = backend_test_id(path);
     bool is_excluded = excluded.count(id) > 0;
     std::string problem;
     try {
