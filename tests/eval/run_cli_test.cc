@@ -34,8 +34,10 @@ const std::string kModel = "/usr/share/libonnx-testdata/data/node/test_add_bcast
 class RunCli : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = std::filesystem::path(::testing::TempDir()) / "oxs_run_cli";
-    std::filesystem::create_directories(dir_);
+    // A directory of its own: ctest runs these tests in parallel processes.
+    std::string pattern = (std::filesystem::temp_directory_path() / "oxs_run_cli_XXXXXX").string();
+    ASSERT_NE(mkdtemp(pattern.data()), nullptr);
+    dir_ = pattern;
     Tensor x(DataType::Float, {3, 4, 5});
     for (int64_t i = 0; i < x.numel(); ++i) x.mutable_data<float>()[i] = float(i);
     write_npy((dir_ / "x.npy").string(), x);
@@ -76,6 +78,7 @@ TEST_F(RunCli, BadInputsAreClearErrors) {
   Result rank = oxs("run " + kModel + " --input x=" + p("y.npy") + " --input y=" + p("y.npy"));
   EXPECT_NE(rank.out.find("rank 3"), std::string::npos) << rank.out;
   std::FILE* f = std::fopen(p("bad.npy").c_str(), "wb");
+  ASSERT_NE(f, nullptr);
   std::fputs("not numpy", f);
   std::fclose(f);
   Result bad = oxs("run " + kModel + " --input x=" + p("bad.npy") + " --random");
