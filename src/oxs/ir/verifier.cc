@@ -1,5 +1,6 @@
 #include "oxs/ir/verifier.h"
 
+#include <string_view>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -17,37 +18,44 @@ class Verifier {
   // graphs read the main graph's values).
   void graph(const Graph& g, const std::string& label, bool keep_scope = false) {
     std::vector<const Value*> defined_here;
-    std::vector<std::string> names_here;
-    auto define = [&](const Value* v, const std::string& where) {
+    std::vector<std::string_view> names_here;
+    // `where` builds the place's description, only when there is a problem.
+    auto define = [&](const Value* v, const auto& where) {
       if (!v) return;
       if (v->name().empty()) {
-        add(where, "defines a value with an empty name");
-      } else if (auto [it, fresh] = names_.emplace(v->name(), v); !fresh && it->second != v) {
-        add(where, "value name '" + v->name() + "' is defined twice (SSA requires one definition)");
+        add(where(), "defines a value with an empty name");
+      } else if (auto [it, fresh] = names_.emplace(std::string_view(v->name()), v);
+                 !fresh && it->second != v) {
+        add(where(),
+            "value name '" + v->name() + "' is defined twice (SSA requires one definition)");
         return;
       } else if (fresh) {
         names_here.push_back(v->name());
       }
-      if (defined_.insert(v).second) defined_here.push_back(v);
+      if (Info& i = info_[v]; !i.defined) {
+        i.defined = true;
+        defined_here.push_back(v);
+      }
       seen_.push_back(v);
     };
     const std::string gwhere = "graph '" + g.name() + "'" + label;
-    for (const Value* v : g.inputs()) define(v, gwhere + " input");
+    for (const Value* v : g.inputs()) define(v, [&] { return gwhere + " input"; });
     for (const Value* v : g.initializers()) {
       if (!v->const_value()) add(gwhere, "initializer '" + v->name() + "' has no tensor");
-      if (!v->is_graph_input()) define(v, gwhere + " initializer");
+      if (!v->is_graph_input()) define(v, [&] { return gwhere + " initializer"; });
     }
     for (const Node* n : g.nodes()) {
-      const std::string nwhere = "node '" + n->display_name() + "' (" + n->op_type() + ")";
-      if (n->graph() != &g) add(nwhere, "is listed in a graph it does not belong to");
+      auto nwhere = [n] { return "node '" + n->display_name() + "' (" + n->op_type() + ")"; };
+      if (n->graph() != &g) add(nwhere(), "is listed in a graph it does not belong to");
       for (size_t i = 0; i < n->num_inputs(); ++i) {
         const Value* v = n->input(i);
         if (!v) continue;
-        ++reads_[v];
-        if (!defined_.count(v)) {
+        Info& in = info_[v];
+        ++in.reads;
+        if (!in.defined) {
           const bool later =
               v->producer() && v->producer()->graph() == &g && !v->producer()->is_erased();
-          add(nwhere,
+          add(nwhere(),
               "input " + std::to_string(i) + " '" + v->name() + "' is " +
                   (later ? "used before the node that produces it (not topologically sorted)"
                          : "not defined in this graph or an enclosing one"));
@@ -56,8 +64,8 @@ class Verifier {
       for (const Attr& a : n->attrs()) {
         auto check_sub = [&](const Graph* sub) {
           if (sub->owner() != n)
-            add(nwhere, "attribute '" + a.name + "' subgraph has a wrong owner");
-          graph(*sub, " (attribute '" + a.name + "' of " + nwhere + ")");
+            add(nwhere(), "attribute '" + a.name + "' subgraph has a wrong owner");
+          graph(*sub, " (attribute '" + a.name + "' of " + nwhere() + ")");
         };
         if (a.g) check_sub(a.g.get());
         for (const auto& sub : a.graphs) check_sub(sub.get());
@@ -66,7 +74,7 @@ class Verifier {
         const Value* v = n->output(i);
         if (!v) continue;
         if (v->producer() != n || v->output_index() != i) {
-          add(nwhere, "output " + std::to_string(i) + " does not point back at its node");
+          add(nwhere(), "output " + std::to_string(i) + " does not point back at its node");
         }
         define(v, nwhere);
       }
@@ -75,14 +83,14 @@ class Verifier {
       const Value* v = g.outputs()[i];
       if (!v) {
         add(gwhere, "output " + std::to_string(i) + " is null");
-      } else if (!defined_.count(v)) {
+      } else if (auto it = info_.find(v); it == info_.end() || !it->second.defined) {
         add(gwhere, "output '" + v->name() + "' is not defined");
       }
     }
     if (keep_scope) return;
     // Leave the scope: siblings must not see these values.
-    for (const Value* v : defined_here) defined_.erase(v);
-    for (const std::string& name : names_here) names_.erase(name);
+    for (const Value* v : defined_here) info_[v].defined = false;
+    for (std::string_view name : names_here) names_.erase(name);
   }
 
   // Each use must match a live node input, and each input must have a use.
@@ -97,8 +105,7 @@ class Verifier {
         }
         ++live;
       }
-      auto it = reads_.find(v);
-      size_t reads = it == reads_.end() ? 0 : it->second;
+      size_t reads = info_[v].reads;
       if (reads != live) {
         add("value '" + v->name() + "'", "use list has " + std::to_string(live) + " entries but " +
                                              std::to_string(reads) + " node inputs read the value");
@@ -106,14 +113,24 @@ class Verifier {
     }
   }
 
+  void reserve(size_t values) {
+    info_.reserve(values);
+    names_.reserve(values);
+  }
+
   void add(const std::string& where, std::string message) {
     issues.push_back({where, std::move(message)});
   }
 
  private:
-  std::unordered_set<const Value*> defined_;
-  std::unordered_map<std::string, const Value*> names_;
-  std::unordered_map<const Value*, size_t> reads_;
+  // Per value: visible in the current scope, and how many node inputs read
+  // it. Names are views of the values' own names (stable while verifying).
+  struct Info {
+    uint32_t reads = 0;
+    bool defined = false;
+  };
+  std::unordered_map<const Value*, Info> info_;
+  std::unordered_map<std::string_view, const Value*> names_;
   std::vector<const Value*> seen_;
 };
 
@@ -121,6 +138,7 @@ class Verifier {
 
 std::vector<VerifyIssue> verify(const Graph& g) {
   Verifier v;
+  v.reserve(g.num_nodes() + g.inputs().size() + g.initializers().size());
   v.graph(g, "");
   v.check_uses();
   return std::move(v.issues);
@@ -128,6 +146,7 @@ std::vector<VerifyIssue> verify(const Graph& g) {
 
 std::vector<VerifyIssue> verify(const Model& m) {
   Verifier v;
+  v.reserve(m.graph->num_nodes() + m.graph->inputs().size() + m.graph->initializers().size());
   // Functions first: they must not see the main graph's values, while the
   // training graphs (checked last) do.
   for (const auto& f : m.functions) {
