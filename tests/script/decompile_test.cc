@@ -141,6 +141,44 @@ TEST(Decompile, IfBecomesIfElseAndLoopANestedBody) {
   expect_parses(s);
 }
 
+TEST(Decompile, LoopThatAlwaysContinuesBecomesForRange) {
+  ir::Model m;
+  m.opset_imports = {{"", 17}};
+  ir::Graph& g = *m.graph;
+  Value* x = g.add_input("x", Type::tensor(DataType::Float, Shape{3}));
+  Value* n = g.add_input("n", Type::tensor(DataType::Int64, Shape{}));
+  bool yes = true;
+  Value* t =
+      g.add_initializer("keep_going", std::make_shared<ir::Tensor>(ir::Tensor::from<bool>(
+                                          DataType::Bool, {}, std::span<const bool>(&yes, 1))));
+  auto body = g.make_subgraph("body");
+  body->add_input("i", Type::tensor(DataType::Int64, Shape{}));
+  body->add_input("c", Type::tensor(DataType::Bool, Shape{}));
+  Value* acc = body->add_input("acc", Type::tensor(DataType::Float));
+  Value* add_in[] = {acc, x};
+  ir::Node* add = body->create_node("Add", add_in);
+  add->output(0)->set_name("acc_next");
+  Value* keep_in[] = {t};
+  ir::Node* keep = body->create_node("Identity", keep_in);
+  body->add_output(keep->output(0));
+  body->add_output(add->output(0));
+  Value* loop_in[] = {n, nullptr, x};
+  ir::Node* loop = g.create_node("Loop", loop_in);
+  loop->set_attr(Attr::of_graph("body", std::move(body)));
+  loop->output(0)->set_name("total");
+  g.add_output(loop->output(0));
+  auto r = decompile(m);
+  EXPECT_NE(r.source.find("    acc = x\n"
+                          "    for i in range(n):\n"
+                          "        acc_next = acc + x\n"
+                          "        acc = acc_next\n"
+                          "    total = acc\n"
+                          "    return total\n"),
+            std::string::npos)
+      << r.source;
+  expect_parses(r.source);
+}
+
 TEST(Decompile, FunctionsWithAttributeParametersAndCustomDomains) {
   ir::Model m;
   m.opset_imports = {{"", 17}, {"com.example", 1}};

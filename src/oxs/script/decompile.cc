@@ -335,6 +335,7 @@ class Decompiler {
         n.attr("else_branch")->g && n.input(0)) {
       return if_statement(n, level);
     }
+    if (is_for_range_loop(n)) return for_statement(n, level);
     std::string out;
     std::string lhs = outputs_of(n);
     if (lhs.empty()) lhs = names_.fresh("_unused");
@@ -384,6 +385,74 @@ class Decompiler {
     std::string out = indent_of(level) + "def " + fn + "(" + join(params, ", ") + "):\n";
     out += graph_body(g, level + 1, true);
     out += indent_of(level + 1) + "return " + return_list(g) + "\n";
+    return out;
+  }
+
+  // A constant true boolean scalar, possibly through Identity nodes.
+  static bool is_const_true(const Value* v) {
+    while (v && v->producer() && v->producer()->op_type() == "Identity" &&
+           default_domain(v->producer()->domain()) && v->producer()->num_inputs() == 1) {
+      v = v->producer()->input(0);
+    }
+    if (!v) return false;
+    std::shared_ptr<ir::Tensor> t = v->const_value();
+    if (!t && v->producer() && v->producer()->op_type() == "Constant" &&
+        v->producer()->attr("value")) {
+      t = v->producer()->attr("value")->t;
+    }
+    if (!t || t->dtype() != ir::DataType::Bool || t->numel() != 1) return false;
+    auto b = t->bytes();
+    return b.size() == 1 && b[0] != std::byte{0};
+  }
+
+  // Loop(M, "", v...) whose body keeps going (condition output constant
+  // true) and has no scan outputs: exactly `for i in range(M):`, which is
+  // how the compiler lowers that statement.
+  static bool is_for_range_loop(const Node& n) {
+    if (!default_domain(n.domain()) || n.op_type() != "Loop" || n.attrs().size() != 1) return false;
+    const Attr* body = n.attr("body");
+    if (!body || !body->g || body->is_reference() || n.num_inputs() < 2 || !n.input(0) ||
+        n.input(1)) {
+      return false;
+    }
+    const Graph& g = *body->g;
+    size_t carried = n.num_inputs() - 2;
+    if (g.inputs().size() != carried + 2 || g.outputs().size() != carried + 1 ||
+        n.num_outputs() != carried) {
+      return false;
+    }
+    for (size_t k = 0; k < carried; ++k) {
+      if (!n.input(2 + k) || !n.output(k)) return false;
+    }
+    return is_const_true(g.outputs()[0]);
+  }
+
+  std::string for_statement(const Node& n, int level) {
+    const Graph& g = *n.attr("body")->g;
+    std::string pad = indent_of(level);
+    std::string out;
+    size_t carried = n.num_inputs() - 2;
+    // Loop-carried variables: the body's inputs, set before the loop.
+    for (size_t k = 0; k < carried; ++k) {
+      out += pad + value_name(g.inputs()[2 + k]) + " = " + value_name(n.input(2 + k)) + "\n";
+    }
+    out +=
+        pad + "for " + value_name(g.inputs()[0]) + " in range(" + value_name(n.input(0)) + "):\n";
+    std::string body;
+    for (Node* m : ir::topological_order(g)) {
+      // The condition output is constant true: the `for` statement says it.
+      if (m->num_outputs() == 1 && m->output(0) == g.outputs()[0]) continue;
+      body += node(*m, level + 1);
+    }
+    for (size_t k = 0; k < carried; ++k) {
+      std::string var = value_name(g.inputs()[2 + k]);
+      std::string next = value_name(g.outputs()[1 + k]);
+      if (var != next) body += indent_of(level + 1) + var + " = " + next + "\n";
+    }
+    out += body.empty() ? indent_of(level + 1) + "pass\n" : body;
+    for (size_t k = 0; k < carried; ++k) {
+      out += pad + value_name(n.output(k)) + " = " + value_name(g.inputs()[2 + k]) + "\n";
+    }
     return out;
   }
 

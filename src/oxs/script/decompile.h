@@ -5,8 +5,10 @@
 //     outputs; attribute parameters with annotations taken from their uses;
 //   - Python operators (`a + b`, `a @ b`, comparisons, unary -) where they
 //     mean exactly the node, `op.X(...)` otherwise, attributes as keywords;
-//   - If as `if`/`else`; Loop and Scan bodies as nested functions passed as
-//     `body=` (onnxscript's decompiler gives up on these);
+//   - If as `if`/`else`; a Loop that always continues and has no scan
+//     outputs as `for i in range(M):` (exactly the compiler's lowering of
+//     that statement); other Loops and Scan bodies as nested functions
+//     passed as `body=` (onnxscript's decompiler gives up on these);
 //   - small tensors as `make_tensor(...)` literals; larger initializers in a
 //     side file referenced with `external_tensor(name, type, dims, file,
 //     offset=, length=)`;
