@@ -179,6 +179,43 @@ TEST(Decompile, LoopThatAlwaysContinuesBecomesForRange) {
   expect_parses(r.source);
 }
 
+TEST(Decompile, LoopWithAConditionOnlyBecomesWhile) {
+  ir::Model m;
+  m.opset_imports = {{"", 17}};
+  ir::Graph& g = *m.graph;
+  Value* x = g.add_input("x", Type::tensor(DataType::Float, Shape{}));
+  Value* go = g.add_input("go", Type::tensor(DataType::Bool, Shape{}));
+  auto body = g.make_subgraph("body");
+  body->add_input("i", Type::tensor(DataType::Int64, Shape{}));
+  body->add_input("c", Type::tensor(DataType::Bool, Shape{}));
+  Value* acc = body->add_input("acc", Type::tensor(DataType::Float, Shape{}));
+  Value* add_in[] = {acc, acc};
+  ir::Node* add = body->create_node("Add", add_in);
+  add->output(0)->set_name("twice");
+  Value* less_in[] = {add->output(0), x};
+  ir::Node* less = body->create_node("Less", less_in);
+  less->output(0)->set_name("more");
+  body->add_output(less->output(0));
+  body->add_output(add->output(0));
+  Value* loop_in[] = {nullptr, go, x};
+  ir::Node* loop = g.create_node("Loop", loop_in);
+  loop->set_attr(Attr::of_graph("body", std::move(body)));
+  loop->output(0)->set_name("total");
+  g.add_output(loop->output(0));
+  auto r = decompile(m);
+  EXPECT_NE(r.source.find("    acc = x\n"
+                          "    c = go\n"
+                          "    while c:\n"
+                          "        twice = acc + acc\n"
+                          "        more = twice < x\n"
+                          "        acc = twice\n"
+                          "        c = more\n"
+                          "    total = acc\n"),
+            std::string::npos)
+      << r.source;
+  expect_parses(r.source);
+}
+
 TEST(Decompile, FunctionsWithAttributeParametersAndCustomDomains) {
   ir::Model m;
   m.opset_imports = {{"", 17}, {"com.example", 1}};

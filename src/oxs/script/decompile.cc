@@ -336,6 +336,7 @@ class Decompiler {
       return if_statement(n, level);
     }
     if (is_for_range_loop(n)) return for_statement(n, level);
+    if (is_while_loop(n)) return while_statement(n, level);
     std::string out;
     std::string lhs = outputs_of(n);
     if (lhs.empty()) lhs = names_.fresh("_unused");
@@ -450,6 +451,56 @@ class Decompiler {
       if (var != next) body += indent_of(level + 1) + var + " = " + next + "\n";
     }
     out += body.empty() ? indent_of(level + 1) + "pass\n" : body;
+    for (size_t k = 0; k < carried; ++k) {
+      out += pad + value_name(n.output(k)) + " = " + value_name(g.inputs()[2 + k]) + "\n";
+    }
+    return out;
+  }
+
+  // Loop("", cond, v...) with no scan outputs whose body does not read the
+  // iteration number: exactly `while c:` with c reassigned at the end of
+  // the body, the compiler's lowering of that statement.
+  static bool is_while_loop(const Node& n) {
+    if (!default_domain(n.domain()) || n.op_type() != "Loop" || n.attrs().size() != 1) return false;
+    const Attr* body = n.attr("body");
+    if (!body || !body->g || body->is_reference() || n.num_inputs() < 2 || n.input(0) ||
+        !n.input(1)) {
+      return false;
+    }
+    const Graph& g = *body->g;
+    size_t carried = n.num_inputs() - 2;
+    if (g.inputs().size() != carried + 2 || g.outputs().size() != carried + 1 ||
+        n.num_outputs() != carried || g.inputs()[0]->has_uses()) {
+      return false;
+    }
+    for (size_t k = 0; k < carried; ++k) {
+      if (!n.input(2 + k) || !n.output(k)) return false;
+    }
+    // The body must compute the next condition itself (not pass cond_in on).
+    const Value* next = g.outputs()[0];
+    return next && next->producer() && next->producer()->graph() == &g;
+  }
+
+  std::string while_statement(const Node& n, int level) {
+    const Graph& g = *n.attr("body")->g;
+    std::string pad = indent_of(level);
+    std::string out;
+    size_t carried = n.num_inputs() - 2;
+    std::string cond = value_name(g.inputs()[1]);
+    for (size_t k = 0; k < carried; ++k) {
+      out += pad + value_name(g.inputs()[2 + k]) + " = " + value_name(n.input(2 + k)) + "\n";
+    }
+    out += pad + cond + " = " + value_name(n.input(1)) + "\n";
+    out += pad + "while " + cond + ":\n";
+    std::string body;
+    for (Node* m : ir::topological_order(g)) body += node(*m, level + 1);
+    for (size_t k = 0; k < carried; ++k) {
+      std::string var = value_name(g.inputs()[2 + k]);
+      std::string next = value_name(g.outputs()[1 + k]);
+      if (var != next) body += indent_of(level + 1) + var + " = " + next + "\n";
+    }
+    body += indent_of(level + 1) + cond + " = " + value_name(g.outputs()[0]) + "\n";
+    out += body;
     for (size_t k = 0; k < carried; ++k) {
       out += pad + value_name(n.output(k)) + " = " + value_name(g.inputs()[2 + k]) + "\n";
     }

@@ -7,7 +7,9 @@
 //     mean exactly the node, `op.X(...)` otherwise, attributes as keywords;
 //   - If as `if`/`else`; a Loop that always continues and has no scan
 //     outputs as `for i in range(M):` (exactly the compiler's lowering of
-//     that statement); other Loops and Scan bodies as nested functions
+//     that statement), a Loop with only a condition whose body computes the
+//     next one and ignores the iteration number as `while c:`; other Loops
+//     and Scan bodies as nested functions
 //     passed as `body=` (onnxscript's decompiler gives up on these);
 //   - small tensors as `make_tensor(...)` literals; larger initializers in a
 //     side file referenced with `external_tensor(name, type, dims, file,
