@@ -163,6 +163,7 @@ const KernelRegistry& KernelRegistry::builtin() {
     register_signal_kernels(k);
     register_image_kernels(k);
     register_random_kernels(k);
+    register_ml_map_kernels(k);
     return k;
   }();
   return r;

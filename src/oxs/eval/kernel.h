@@ -148,5 +148,6 @@ void register_rnn_kernels(KernelRegistry& r);
 void register_signal_kernels(KernelRegistry& r);
 void register_image_kernels(KernelRegistry& r);
 void register_random_kernels(KernelRegistry& r);
+void register_ml_map_kernels(KernelRegistry& r);
 
 }  // namespace oxs::eval

@@ -20,6 +20,8 @@ ir::Type type_of(const Value& v) {
     case Value::Kind::Optional:
       if (v.has_element()) return ir::Type::optional(type_of(v.element()));
       return ir::Type::optional(v.elem_type());
+    case Value::Kind::Map:
+      return ir::Type::map(v.map_keys().dtype(), ir::Type::tensor(v.map_values().dtype()));
     case Value::Kind::None:
       break;
   }
@@ -344,35 +346,91 @@ std::vector<std::string> Session::output_names() const {
   return names;
 }
 
-static void check_feed(const ir::Value* in, const Value& v) {
-  const ir::Type& t = in->type();
-  if (!t.is_tensor()) return;
-  if (!v.is_tensor()) {
-    throw Error(ErrorKind::Input, "input '" + in->name() + "' must be a tensor (" + t.to_string() +
-                                      "), got " + v.describe());
-  }
-  const Tensor& x = v.tensor();
-  if (t.elem_type() != DataType::Undefined && t.elem_type() != x.dtype()) {
-    throw Error(ErrorKind::Input, "input '" + in->name() + "' must be " +
-                                      std::string(ir::dtype_name(t.elem_type())) + " (" +
-                                      t.to_string() + ") but is " + v.describe());
-  }
-  if (!t.shape()) return;
-  const ir::Shape& s = *t.shape();
-  if (s.rank() != x.rank()) {
-    throw Error(ErrorKind::Input, "input '" + in->name() + "' must have rank " +
-                                      std::to_string(s.rank()) + " (" + t.to_string() +
-                                      ") but has shape " + dims_to_string(x.dims()));
-  }
-  for (size_t i = 0; i < s.rank(); ++i) {
-    if (s[i].is_known() && s[i].value() != x.dim(i)) {
-      throw Error(ErrorKind::Input, "input '" + in->name() + "' dimension " + std::to_string(i) +
-                                        " must be " + std::to_string(s[i].value()) + " (" +
-                                        t.to_string() + ") but the value has shape " +
-                                        dims_to_string(x.dims()));
+namespace {
+
+// Checks a fed value (or a part of one, `what` says which) against the
+// declared type `t`: kind, element types, ranks and known dims.
+void check_value(const std::string& what, const ir::Type& t, const Value& v) {
+  auto fail = [&](const std::string& msg) {
+    throw Error(ErrorKind::Input,
+                what + " " + msg + " (" + t.to_string() + ") but is " + v.describe());
+  };
+  switch (t.kind()) {
+    case ir::Type::Kind::Tensor: {
+      if (!v.is_tensor()) fail("must be a tensor");
+      const Tensor& x = v.tensor();
+      if (t.elem_type() != DataType::Undefined && t.elem_type() != x.dtype()) {
+        fail("must be " + std::string(ir::dtype_name(t.elem_type())));
+      }
+      if (!t.shape()) return;
+      const ir::Shape& s = *t.shape();
+      if (s.rank() != x.rank()) {
+        throw Error(ErrorKind::Input, what + " must have rank " + std::to_string(s.rank()) + " (" +
+                                          t.to_string() + ") but has shape " +
+                                          dims_to_string(x.dims()));
+      }
+      for (size_t i = 0; i < s.rank(); ++i) {
+        if (s[i].is_known() && s[i].value() != x.dim(i)) {
+          throw Error(ErrorKind::Input, what + " dimension " + std::to_string(i) + " must be " +
+                                            std::to_string(s[i].value()) + " (" + t.to_string() +
+                                            ") but the value has shape " +
+                                            dims_to_string(x.dims()));
+        }
+      }
+      return;
     }
+    case ir::Type::Kind::Sequence:
+      if (!v.is_sequence()) fail("must be a sequence");
+      if (!t.element()) return;
+      for (size_t i = 0; i < v.items().size(); ++i) {
+        check_value(what + " element " + std::to_string(i), *t.element(), v.items()[i]);
+      }
+      return;
+    case ir::Type::Kind::Optional:
+      if (!v.is_optional()) fail("must be an optional");
+      if (t.element() && v.has_element()) check_value(what, *t.element(), v.element());
+      return;
+    case ir::Type::Kind::Map: {
+      if (!v.is_map()) fail("must be a map");
+      if (t.elem_type() != DataType::Undefined && t.elem_type() != v.map_keys().dtype()) {
+        fail("must have " + std::string(ir::dtype_name(t.elem_type())) + " keys");
+      }
+      const ir::Type* vt = t.element();
+      if (vt && vt->is_tensor() && vt->elem_type() != DataType::Undefined &&
+          vt->elem_type() != v.map_values().dtype()) {
+        fail("must have " + std::string(ir::dtype_name(vt->elem_type())) + " values");
+      }
+      return;
+    }
+    case ir::Type::Kind::SparseTensor:
+      throw Error(ErrorKind::Unsupported,
+                  what + " is a sparse tensor (" + t.to_string() +
+                      "); the evaluator does not take sparse inputs; convert it to a dense input");
+    case ir::Type::Kind::None:
+      return;
   }
 }
+
+// A fed value as the graph input `in` expects it: a value given for an
+// optional input is wrapped, and empty sequences/optionals take the declared
+// element type (which kernels need to build empty results).
+Value adapt_feed(const ir::Value* in, const Value& v) {
+  const ir::Type& t = in->type();
+  if (t.kind() == ir::Type::Kind::Optional && !v.is_optional() && !v.is_none()) {
+    return Value::optional(v, t.element() ? *t.element() : ir::Type());
+  }
+  if (t.kind() == ir::Type::Kind::Sequence && v.is_sequence() && v.items().empty() &&
+      v.elem_type().is_none() && t.element()) {
+    return Value::sequence({}, *t.element());
+  }
+  if (t.kind() == ir::Type::Kind::Optional && v.is_optional() && !v.has_element() &&
+      v.elem_type().is_none() && t.element()) {
+    return Value::optional(std::nullopt, *t.element());
+  }
+  return v;
+}
+
+}  // namespace
 
 std::vector<Value> Session::run(const std::map<std::string, Value>& feeds) {
   const ir::Graph& g = *model_.graph;
@@ -387,8 +445,9 @@ std::vector<Value> Session::run(const std::map<std::string, Value>& feeds) {
       throw Error(ErrorKind::Input, "missing input '" + in->name() + "' (" +
                                         in->type().to_string() + "); give it a value");
     }
-    if (options_.check_inputs) check_feed(in, it->second);
-    f.values.emplace(in, it->second);
+    Value v = adapt_feed(in, it->second);
+    if (options_.check_inputs) check_value("input '" + in->name() + "'", in->type(), v);
+    f.values.emplace(in, std::move(v));
   }
   for (const auto& [name, v] : feeds) {
     if (!known.count(name)) {

@@ -84,15 +84,79 @@ std::string summarize(const Value& v, size_t n_values) {
     case Value::Kind::Optional:
       return v.has_element() ? "optional(" + summarize(v.element(), n_values) + ")"
                              : "optional(empty)";
+    case Value::Kind::Map:
+      return v.describe() + " " + map_entries(v, n_values);
   }
   return "?";
+}
+
+std::string map_entries(const Value& v, size_t n) {
+  const Tensor& k = v.map_keys();
+  const Tensor& vals = v.map_values();
+  std::ostringstream os;
+  os.precision(6);
+  os << "{";
+  size_t count = std::min<size_t>(n, size_t(k.numel()));
+  for (size_t i = 0; i < count; ++i) {
+    if (i) os << ", ";
+    if (k.dtype() == DataType::String) {
+      os << '"' << k.strings()[i] << '"';
+    } else {
+      os << k.data<int64_t>()[i];
+    }
+    os << ": ";
+    if (vals.dtype() == DataType::String) {
+      os << '"' << vals.strings()[i] << '"';
+    } else {
+      os << vals.get_as_double(int64_t(i));
+    }
+  }
+  if (size_t(k.numel()) > count) os << ", ...";
+  os << "}";
+  return os.str();
+}
+
+Value random_value(const std::string& input, const ir::Type& type,
+                   const std::map<std::string, int64_t>& dims, std::mt19937_64& rng,
+                   int64_t seq_len) {
+  switch (type.kind()) {
+    case ir::Type::Kind::Sequence: {
+      if (!type.element() || type.element()->is_none()) {
+        throw Error(ErrorKind::Input, "input '" + input +
+                                          "' is a sequence of unknown element type; give it "
+                                          "with --input");
+      }
+      ir::Type elem = *type.element();
+      // Sequence elements often have no declared shape; a short vector will do.
+      if (elem.is_tensor() && !elem.shape()) elem.shape() = ir::Shape{3};
+      std::vector<Value> items;
+      for (int64_t i = 0; i < seq_len; ++i) {
+        items.push_back(random_value(input, elem, dims, rng, seq_len));
+      }
+      return Value::sequence(std::move(items), *type.element());
+    }
+    case ir::Type::Kind::Optional:
+      if (!type.element() || type.element()->is_none()) {
+        throw Error(ErrorKind::Input, "input '" + input +
+                                          "' is an optional of unknown element type; give it "
+                                          "with --input NAME=FILE or NAME=none");
+      }
+      return Value::optional(random_value(input, *type.element(), dims, rng, seq_len),
+                             *type.element());
+    case ir::Type::Kind::Map:
+      throw Error(ErrorKind::Usage, "input '" + input + "' is a map (" + type.to_string() +
+                                        "); --random does not make maps; give it with --input " +
+                                        input + "=FILE.json or a MapProto .pb");
+    default:
+      return random_tensor(input, type, dims, rng);
+  }
 }
 
 Tensor random_tensor(const std::string& input, const ir::Type& type,
                      const std::map<std::string, int64_t>& dims, std::mt19937_64& rng) {
   if (!type.is_tensor()) {
     throw Error(ErrorKind::Unsupported, "input '" + input + "' has type " + type.to_string() +
-                                            "; --random makes tensors only; give it with --input");
+                                            "; --random cannot make it; give it with --input");
   }
   DataType dt = type.elem_type();
   if (dt == DataType::Undefined) {

@@ -221,6 +221,32 @@ Value Value::optional(std::optional<Value> e, ir::Type elem_type) {
   return v;
 }
 
+Value Value::map(Tensor keys, Tensor values) {
+  if (keys.dtype() != DataType::Int64 && keys.dtype() != DataType::String) {
+    throw Error(ErrorKind::Invalid, "map keys must be int64 or string, not " +
+                                        std::string(ir::dtype_name(keys.dtype())));
+  }
+  if (keys.rank() != 1 || values.rank() != 1 || keys.numel() != values.numel()) {
+    throw Error(ErrorKind::Invalid,
+                "a map needs 1-D keys and values of the same length, got keys " +
+                    dims_to_string(keys.dims()) + " and values " + dims_to_string(values.dims()));
+  }
+  Value v;
+  v.kind_ = Kind::Map;
+  v.tensor_ = std::move(keys);
+  v.map_values_ = std::make_shared<const Tensor>(std::move(values));
+  return v;
+}
+
+const Tensor& Value::map_keys() const {
+  if (kind_ != Kind::Map) throw Error(ErrorKind::Invalid, "expected a map but got " + describe());
+  return tensor_;
+}
+const Tensor& Value::map_values() const {
+  if (kind_ != Kind::Map) throw Error(ErrorKind::Invalid, "expected a map but got " + describe());
+  return *map_values_;
+}
+
 const Tensor& Value::tensor() const {
   if (kind_ != Kind::Tensor) {
     throw Error(ErrorKind::Invalid, "expected a tensor but got " + describe());
@@ -262,6 +288,10 @@ std::string Value::describe() const {
       return "seq[" + std::to_string(seq_->size()) + "]";
     case Kind::Optional:
       return opt_ ? "optional(" + opt_->describe() + ")" : "optional(empty)";
+    case Kind::Map:
+      return "map(" + std::string(ir::dtype_name(tensor_.dtype())) + "," +
+             std::string(ir::dtype_name(map_values_->dtype())) + ")[" +
+             std::to_string(tensor_.numel()) + "]";
   }
   return "?";
 }

@@ -3,8 +3,9 @@
 // ir::Tensor's bytes (initializers are never copied). Copies of a Tensor share
 // the buffer (cheap Identity, sequences); kernels write only to tensors they
 // created. String tensors hold std::string elements. eval::Value is a tensor,
-// a sequence of values or an optional. This file does no file I/O and knows
-// nothing of protobuf.
+// a sequence of values, an optional or a map (ONNX-ML map(K, V): keys and
+// values kept as two 1-D tensors, one entry per index). This file does no
+// file I/O and knows nothing of protobuf.
 #pragma once
 
 #include <cstddef>
@@ -99,22 +100,30 @@ class Tensor {
   std::shared_ptr<std::vector<std::string>> strings_;
 };
 
-// A runtime value: a tensor, a sequence or an optional. `type` is kept for
-// empty sequences and empty optionals, whose element type cannot be derived.
+// A runtime value: a tensor, a sequence, an optional or a map. `type` is kept
+// for empty sequences and empty optionals, whose element type cannot be
+// derived.
 class Value {
  public:
-  enum class Kind : uint8_t { None, Tensor, Sequence, Optional };
+  enum class Kind : uint8_t { None, Tensor, Sequence, Optional, Map };
 
   Value() = default;
   Value(Tensor t) : kind_(Kind::Tensor), tensor_(std::move(t)) {}  // NOLINT: implicit
   static Value sequence(std::vector<Value> items, ir::Type elem_type = {});
   static Value optional(std::optional<Value> v, ir::Type elem_type = {});
+  // A map of keys[i] -> values[i]: `keys` a 1-D int64 or string tensor,
+  // `values` a 1-D tensor of the same length (one scalar per entry, as the
+  // ONNX-ML operators produce). Entries keep the given order; keys are not
+  // required to be unique (the operators that read maps define what a
+  // repeated key means). Throws oxs::Error on other key types or lengths.
+  static Value map(Tensor keys, Tensor values);
 
   Kind kind() const { return kind_; }
   bool is_none() const { return kind_ == Kind::None; }
   bool is_tensor() const { return kind_ == Kind::Tensor; }
   bool is_sequence() const { return kind_ == Kind::Sequence; }
   bool is_optional() const { return kind_ == Kind::Optional; }
+  bool is_map() const { return kind_ == Kind::Map; }
 
   const Tensor& tensor() const;  // throws oxs::Error if not a tensor
   Tensor& tensor();
@@ -122,10 +131,14 @@ class Value {
   std::vector<Value>& items();
   bool has_element() const { return opt_ != nullptr; }  // optional
   const Value& element() const;
+  // A map's keys and values (1-D, same length); throw if not a map.
+  const Tensor& map_keys() const;
+  const Tensor& map_values() const;
+  int64_t map_size() const { return map_keys().numel(); }
   // Element type of a sequence or optional (possibly None when unknown).
   const ir::Type& elem_type() const { return elem_type_; }
 
-  // "float[2,3]", "seq(float)[4]", "optional(float)", "none".
+  // "float[2,3]", "seq[4]", "optional(float[2])", "map(int64,float)[3]", "none".
   std::string describe() const;
 
  private:
@@ -133,6 +146,7 @@ class Value {
   Tensor tensor_;
   std::shared_ptr<std::vector<Value>> seq_;
   std::shared_ptr<Value> opt_;
+  std::shared_ptr<const Tensor> map_values_;  // keys are in tensor_
   ir::Type elem_type_;
 };
 
