@@ -6,117 +6,16 @@
 // for integers and bools).
 #include <gtest/gtest.h>
 
-#include <array>
-#include <cmath>
-#include <cstdio>
-#include <filesystem>
-#include <functional>
-#include <random>
-
-#include "oxs/eval/npy.h"
-#include "oxs/eval/session.h"
-#include "oxs/eval/summary.h"
-#include "oxs/ir/error.h"
-#include "oxs/onnx/model_io.h"
-
-namespace fs = std::filesystem;
+#include "ort_check.h"
 
 namespace oxs::eval {
 namespace {
 
-const fs::path kOrtDir = fs::path(OXS_SOURCE_DIR) / "tests/eval/ort";
-
-std::string shell(const std::string& cmd, int* code) {
-  FILE* p = popen((cmd + " 2>&1").c_str(), "r");
-  std::string out;
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) out.append(buf.data(), n);
-  *code = WEXITSTATUS(pclose(p));
-  return out;
-}
-
-std::string compare(const Tensor& a, const Tensor& b) {
-  if (a.dtype() != b.dtype()) return "dtype differs";
-  if (a.dims() != b.dims())
-    return "shape " + dims_to_string(a.dims()) + " vs ORT " + dims_to_string(b.dims());
-  for (int64_t i = 0; i < a.numel(); ++i) {
-    double x = a.get_as_double(i), y = b.get_as_double(i);
-    bool ok = ir::is_floating(a.dtype())
-                  ? (std::isnan(x) && std::isnan(y)) || std::abs(x - y) <= 1e-5 + 1e-3 * std::abs(y)
-                  : x == y;
-    if (!ok)
-      return "element " + std::to_string(i) + ": " + std::to_string(x) + " vs ORT " +
-             std::to_string(y);
-  }
-  return {};
-}
-
-// Runs `model` (saved at `path`) on seeded random inputs with both runtimes.
-void check_against_ort(const ir::Model& model, const std::string& name,
-                       const std::map<std::string, int64_t>& dims = {}, uint64_t seed = 1) {
-  ASSERT_TRUE(fs::exists(kOrtDir / "node_modules/onnxruntime-node"))
-      << "onnxruntime-node is missing: run scripts/install-deps";
-  fs::path dir = fs::path(::testing::TempDir()) / ("oxs_ort_" + name);
-  fs::remove_all(dir);
-  fs::create_directories(dir / "in");
-  std::string path = (dir / "model.onnx").string();
-  onnx::save(model, path);
-  std::mt19937_64 rng(seed);
-  std::map<std::string, Value> feeds;
-  for (const ir::Value* in : model.graph->inputs()) {
-    if (in->const_value()) continue;
-    Tensor t = random_tensor(in->name(), in->type(), dims, rng);
-    write_npy((dir / "in" / (in->name() + ".npy")).string(), t);
-    feeds[in->name()] = t;
-  }
-  Session session(model);
-  std::vector<Value> ours = session.run(feeds);
-  int code = 0;
-  std::string out = shell("node " + (kOrtDir / "run_ort.js").string() + " " + path + " " +
-                              (dir / "in").string() + " " + (dir / "out").string(),
-                          &code);
-  ASSERT_EQ(code, 0) << out;
-  for (size_t i = 0; i < ours.size(); ++i) {
-    Tensor theirs = read_npy((dir / "out" / (std::to_string(i) + ".npy")).string());
-    EXPECT_EQ(compare(ours[i].tensor(), theirs), "") << name << " output " << i;
-  }
-  fs::remove_all(dir);
-}
-
-ir::Type tensor_type(DataType dt, std::vector<int64_t> dims) {
-  return ir::Type::tensor(dt, ir::Shape::of(dims));
-}
-
-// A model with one node `op` over inputs of the given types.
-ir::Model single_op(const std::string& op, std::vector<ir::Type> inputs, int opset,
-                    const std::function<void(ir::Node*)>& attrs = {}, size_t outputs = 1) {
-  ir::Model m;
-  m.opset_imports = {{"", opset}};
-  ir::Graph& g = *m.graph;
-  std::vector<ir::Value*> ins;
-  for (size_t i = 0; i < inputs.size(); ++i)
-    ins.push_back(g.add_input("in" + std::to_string(i), inputs[i]));
-  ir::Node* n = g.create_node(op, ins, outputs);
-  if (attrs) attrs(n);
-  for (size_t i = 0; i < outputs; ++i) {
-    n->output(i)->set_name("out" + std::to_string(i));
-    g.add_output(n->output(i));
-  }
-  return m;
-}
-
-std::shared_ptr<ir::Tensor> random_weights(std::vector<int64_t> dims, uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  Tensor t = random_tensor("w", tensor_type(DataType::Float, dims), {}, rng);
-  float* p = t.mutable_data<float>();
-  for (int64_t i = 0; i < t.numel(); ++i) p[i] *= 0.2f;
-  return std::make_shared<ir::Tensor>(t.to_ir());
-}
+using namespace ort_test;  // NOLINT: the shared oracle helpers
 
 TEST(OrtOracle, BundledExampleModel) {
   ir::Model m = onnx::load(OXS_SOURCE_DIR "/examples/models/mlp.onnx");
-  check_against_ort(m, "mlp", {{"N", 5}});
+  check_against_ort(m, "mlp", {.dims = {{"N", 5}}});
 }
 
 TEST(OrtOracle, ElementwiseOpsOverElementTypes) {
@@ -129,6 +28,18 @@ TEST(OrtOracle, ElementwiseOpsOverElementTypes) {
   for (const char* op : {"Exp", "Tanh", "Sigmoid", "Abs", "Neg", "Floor", "Erf"}) {
     check_against_ort(single_op(op, {tensor_type(DataType::Float, {5, 7})}, 17), op);
   }
+}
+
+TEST(OrtOracle, StringTensors) {
+  Tensor words(DataType::String, {2, 3});
+  const char* text[] = {"Apple", "pear", "", "BANANA", "kiwi fruit", "été"};
+  for (int i = 0; i < 6; ++i) words.mutable_strings()[i] = text[i];
+  auto upper = [](ir::Node* n) {
+    n->set_attr(ir::Attr::of_string("case_change_action", "UPPER"));
+    n->set_attr(ir::Attr::of_string("locale", "C.UTF-8"));  // ORT needs an installed locale
+  };
+  ir::Model m = single_op("StringNormalizer", {tensor_type(DataType::String, {1, 6})}, 17, upper);
+  check_against_ort(m, "string_normalizer", {.feeds = {{"in0", words.reshaped({1, 6})}}});
 }
 
 TEST(OrtOracle, ReductionsAndShapes) {

@@ -2,7 +2,9 @@
 // DequantizeLinear), strings (StringNormalizer), Unique,
 // NonMaxSuppression, TfIdfVectorizer, and the ai.onnx.preview.training
 // optimizers (Adagrad, Adam, Momentum).
+#include <clocale>
 #include <cmath>
+#include <cwctype>
 #include <map>
 #include <numeric>
 #include <set>
@@ -76,27 +78,103 @@ void dequantize_k(KernelContext& ctx) {
   ctx.set_output(0, out);
 }
 
-std::string lower(std::string s) {
-  for (char& c : s) c = char(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-std::string upper(std::string s) {
-  for (char& c : s) c = char(std::toupper(static_cast<unsigned char>(c)));
-  return s;
-}
+// Case mapping for StringNormalizer: UTF-8 is decoded and each code point
+// mapped with the C library's wide-character tables of `locale` (falling back
+// to C.UTF-8, then to ASCII-only mapping if neither exists), as ONNX Runtime
+// does. Bytes that are not valid UTF-8 are kept as they are.
+class CaseMapper {
+ public:
+  explicit CaseMapper(const std::string& locale) {
+    loc_ = newlocale(LC_CTYPE_MASK, locale.c_str(), locale_t(nullptr));
+    if (!loc_) loc_ = newlocale(LC_CTYPE_MASK, "C.UTF-8", locale_t(nullptr));
+  }
+  ~CaseMapper() {
+    if (loc_) freelocale(loc_);
+  }
+  CaseMapper(const CaseMapper&) = delete;
+  CaseMapper& operator=(const CaseMapper&) = delete;
+
+  std::string map(const std::string& s, bool to_upper) const {
+    std::string out;
+    out.reserve(s.size());
+    size_t i = 0;
+    while (i < s.size()) {
+      char32_t cp = 0;
+      size_t len = decode(s, i, &cp);
+      if (len == 0) {  // invalid UTF-8: copy the byte
+        out.push_back(s[i++]);
+        continue;
+      }
+      encode(map_cp(cp, to_upper), &out);
+      i += len;
+    }
+    return out;
+  }
+
+ private:
+  char32_t map_cp(char32_t cp, bool to_upper) const {
+    if (!loc_) {
+      if (cp >= 0x80) return cp;
+      return char32_t(to_upper ? std::toupper(int(cp)) : std::tolower(int(cp)));
+    }
+    wint_t w = wint_t(cp);
+    return char32_t(to_upper ? towupper_l(w, loc_) : towlower_l(w, loc_));
+  }
+  // Length of the UTF-8 sequence at s[i] (0 if invalid), code point in *cp.
+  static size_t decode(const std::string& s, size_t i, char32_t* cp) {
+    auto b = [&](size_t k) { return static_cast<unsigned char>(s[i + k]); };
+    unsigned char c = b(0);
+    size_t len = c < 0x80           ? 1
+                 : (c >> 5) == 0x6  ? 2
+                 : (c >> 4) == 0xE  ? 3
+                 : (c >> 3) == 0x1E ? 4
+                                    : 0;
+    if (len == 0 || i + len > s.size()) return 0;
+    char32_t v = len == 1 ? c : len == 2 ? (c & 0x1F) : len == 3 ? (c & 0x0F) : (c & 0x07);
+    for (size_t k = 1; k < len; ++k) {
+      if ((b(k) & 0xC0) != 0x80) return 0;
+      v = (v << 6) | (b(k) & 0x3F);
+    }
+    static constexpr char32_t kMin[] = {0, 0, 0x80, 0x800, 0x10000};
+    if (v < kMin[len] || v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF)) return 0;
+    *cp = v;
+    return len;
+  }
+  static void encode(char32_t v, std::string* out) {
+    if (v < 0x80) {
+      out->push_back(char(v));
+    } else if (v < 0x800) {
+      out->push_back(char(0xC0 | (v >> 6)));
+      out->push_back(char(0x80 | (v & 0x3F)));
+    } else if (v < 0x10000) {
+      out->push_back(char(0xE0 | (v >> 12)));
+      out->push_back(char(0x80 | ((v >> 6) & 0x3F)));
+      out->push_back(char(0x80 | (v & 0x3F)));
+    } else {
+      out->push_back(char(0xF0 | (v >> 18)));
+      out->push_back(char(0x80 | ((v >> 12) & 0x3F)));
+      out->push_back(char(0x80 | ((v >> 6) & 0x3F)));
+      out->push_back(char(0x80 | (v & 0x3F)));
+    }
+  }
+  locale_t loc_ = locale_t(nullptr);
+};
 
 void string_normalizer_k(KernelContext& ctx) {
   const Tensor& x = ctx.tensor(0);
   if (x.dtype() != DataType::String) ctx.fail("input must be a string tensor");
   std::string action = ctx.attr_string("case_change_action", "NONE");
+  if (action != "NONE" && action != "LOWER" && action != "UPPER")
+    ctx.fail("case_change_action must be NONE, LOWER or UPPER, not '" + action + "'");
   bool cs = ctx.attr_int("is_case_sensitive", 0) != 0;
+  CaseMapper cm(ctx.attr_string("locale", "en_US.UTF-8"));
   std::vector<std::string> stop = ctx.attr_strings("stopwords");
   std::set<std::string> stopset;
-  for (const auto& s : stop) stopset.insert(cs ? s : lower(s));
+  for (const auto& s : stop) stopset.insert(cs ? s : cm.map(s, false));
   std::vector<std::string> kept;
   for (const auto& s : x.strings()) {
-    if (stopset.count(cs ? s : lower(s))) continue;
-    kept.push_back(action == "LOWER" ? lower(s) : action == "UPPER" ? upper(s) : s);
+    if (stopset.count(cs ? s : cm.map(s, false))) continue;
+    kept.push_back(action == "NONE" ? s : cm.map(s, action == "UPPER"));
   }
   if (kept.empty()) kept.push_back("");
   Dims od = x.rank() == 2 ? Dims{1, int64_t(kept.size())} : Dims{int64_t(kept.size())};

@@ -25,8 +25,24 @@ function readNpy(file) {
   const header = buf.toString('latin1', off, off + hlen);
   const descr = /'descr':\s*'([^']+)'/.exec(header)[1];
   const shape = /'shape':\s*\(([^)]*)\)/.exec(header)[1].split(',').map(s => s.trim()).filter(s => s).map(Number);
-  const [type, Arr] = DTYPES[descr];
   const data = buf.subarray(off + hlen);
+  const uni = /^<U(\d+)$/.exec(descr);
+  if (uni) {  // numpy unicode: fixed-width UTF-32LE, NUL-padded
+    const width = Number(uni[1]);
+    const n = shape.reduce((a, b) => a * b, 1);
+    const strs = [];
+    for (let i = 0; i < n; ++i) {
+      let s = '';
+      for (let c = 0; c < width; ++c) {
+        const cp = data.readUInt32LE((i * width + c) * 4);
+        if (cp === 0) break;
+        s += String.fromCodePoint(cp);
+      }
+      strs.push(s);
+    }
+    return new ort.Tensor('string', strs, shape);
+  }
+  const [type, Arr] = DTYPES[descr];
   const copy = new Uint8Array(data.length);
   copy.set(data);
   const arr = new Arr(copy.buffer, 0, data.length / Arr.BYTES_PER_ELEMENT);
@@ -34,19 +50,32 @@ function readNpy(file) {
 }
 
 function writeNpy(file, t) {
+  if (t.type === 'string') return writeStringNpy(file, t);
   const entry = Object.entries(DTYPES).find(([, [ty]]) => ty === t.type);
   if (!entry) throw new Error('cannot write ' + t.type);
-  const shape = t.dims.length === 1 ? `(${t.dims[0]},)` : `(${t.dims.join(', ')})`;
-  let header = `{'descr': '${entry[0]}', 'fortran_order': False, 'shape': ${shape}, }`;
+  const data = t.type === 'bool' ? Buffer.from(Uint8Array.from(t.data, v => (v ? 1 : 0)))
+                                 : Buffer.from(t.data.buffer, t.data.byteOffset, t.data.byteLength);
+  fs.writeFileSync(file, Buffer.concat([npyHeader(entry[0], t.dims), data]));
+}
+
+function npyHeader(descr, dims) {
+  const shape = dims.length === 1 ? `(${dims[0]},)` : `(${dims.join(', ')})`;
+  let header = `{'descr': '${descr}', 'fortran_order': False, 'shape': ${shape}, }`;
   while ((10 + header.length + 1) % 64) header += ' ';
   header += '\n';
   const pre = Buffer.alloc(10);
   pre.write('\x93NUMPY', 0, 'latin1');
   pre[6] = 1; pre[7] = 0;
   pre.writeUInt16LE(header.length, 8);
-  const data = t.type === 'bool' ? Buffer.from(Uint8Array.from(t.data, v => (v ? 1 : 0)))
-                                 : Buffer.from(t.data.buffer, t.data.byteOffset, t.data.byteLength);
-  fs.writeFileSync(file, Buffer.concat([pre, Buffer.from(header, 'latin1'), data]));
+  return Buffer.concat([pre, Buffer.from(header, 'latin1')]);
+}
+
+function writeStringNpy(file, t) {
+  const cps = t.data.map(s => Array.from(s, ch => ch.codePointAt(0)));
+  const width = Math.max(1, ...cps.map(c => c.length));
+  const data = Buffer.alloc(cps.length * width * 4);
+  cps.forEach((c, i) => c.forEach((cp, j) => data.writeUInt32LE(cp, (i * width + j) * 4)));
+  fs.writeFileSync(file, Buffer.concat([npyHeader('<U' + width, t.dims), data]));
 }
 
 (async () => {
