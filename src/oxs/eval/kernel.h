@@ -40,6 +40,14 @@ class SubgraphRunner {
   // Runs `g` with its formal inputs bound to `inputs`; outer-scope values are
   // read from the frame of the node being executed.
   virtual std::vector<Value> run_subgraph(const ir::Graph& g, std::span<const Value> inputs) = 0;
+  // Runs `nodes` of `g` (the graph of the node being executed), in the order
+  // given, in a scope where `bound` values override the frame's and `g`'s
+  // initializers are visible; returns the values of `wanted` (None for a
+  // value that was not computed). Used by ops that re-execute part of their
+  // graph (Gradient).
+  virtual std::vector<Value> run_nodes(const ir::Graph& g, std::span<const ir::Node* const> nodes,
+                                       std::span<const std::pair<const ir::Value*, Value>> bound,
+                                       std::span<const ir::Value* const> wanted) = 0;
 };
 
 class KernelContext {
@@ -89,6 +97,11 @@ class KernelContext {
 
   std::vector<Value> run_subgraph(const ir::Graph& g, std::span<const Value> inputs) {
     return runner_->run_subgraph(g, inputs);
+  }
+  std::vector<Value> run_nodes(const ir::Graph& g, std::span<const ir::Node* const> nodes,
+                               std::span<const std::pair<const ir::Value*, Value>> bound,
+                               std::span<const ir::Value* const> wanted) {
+    return runner_->run_nodes(g, nodes, bound, wanted);
   }
 
   // An Invalid/Unsupported error naming this node.
@@ -149,5 +162,6 @@ void register_signal_kernels(KernelRegistry& r);
 void register_image_kernels(KernelRegistry& r);
 void register_random_kernels(KernelRegistry& r);
 void register_ml_map_kernels(KernelRegistry& r);
+void register_gradient_kernels(KernelRegistry& r);
 
 }  // namespace oxs::eval

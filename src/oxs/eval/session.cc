@@ -205,6 +205,25 @@ class Session::Executor {
     std::vector<Value> run_subgraph(const ir::Graph& g, std::span<const Value> inputs) override {
       return ex_.run_subgraph(g, inputs, f_);
     }
+    std::vector<Value> run_nodes(const ir::Graph& g, std::span<const ir::Node* const> nodes,
+                                 std::span<const std::pair<const ir::Value*, Value>> bound,
+                                 std::span<const ir::Value* const> wanted) override {
+      Frame child;
+      child.parent = &f_;
+      child.attrs = f_.attrs;
+      child.opsets = f_.opsets;
+      child.depth = f_.depth + 1;
+      for (const auto& [v, val] : bound) child.values.insert_or_assign(v, val);
+      ex_.bind_initializers(g, child);
+      for (const ir::Node* n : nodes) ex_.run_node(*n, child);
+      std::vector<Value> out;
+      out.reserve(wanted.size());
+      for (const ir::Value* v : wanted) {
+        const Value* val = child.find(v);
+        out.push_back(val ? *val : Value());
+      }
+      return out;
+    }
 
    private:
     Executor& ex_;
