@@ -1,0 +1,483 @@
+// ai.onnx.ml TreeEnsembleRegressor and TreeEnsembleClassifier (opset 1 and
+// 3). The attributes are compiled into a Forest (ml_tree_compile.cc); rows
+// are then evaluated in batches, tree by tree, so a batch's inputs and the
+// current tree stay in cache. Where the spec is silent or vague (how scores
+// of a two-class ensemble with one class id are completed, which base value
+// a single-target ensemble adds), the results follow ONNX Runtime; see the
+// comments at each such place.
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "oxs/eval/kernel.h"
+#include "oxs/eval/kernel_util.h"
+#include "oxs/eval/ml_tree_ensemble.h"
+
+namespace oxs::eval {
+namespace {
+
+using ml::Forest;
+using ml::NodeMode;
+using ml::TreeAttrs;
+
+constexpr const char* kMl = "ai.onnx.ml";
+
+enum class Agg { Sum, Average, Min, Max };
+enum class Post { None, Softmax, Logistic, SoftmaxZero, Probit };
+
+// ---- post transforms, computed in float as ONNX Runtime does ----
+
+float logistic(float v) {
+  float e = 1.f / (1.f + std::exp(-std::abs(v)));
+  return v < 0 ? 1.f - e : e;
+}
+
+// Winitzki's closed-form approximation of erf^-1 (a = 0.147), the one ONNX
+// Runtime uses, so PROBIT results agree to float precision.
+float erf_inv(float x) {
+  float sgn = x < 0 ? -1.f : 1.f;
+  x = (1 - x) * (1 + x);
+  float lg = std::log(x);
+  float v = 2 / (3.14159f * 0.147f) + 0.5f * lg;
+  float v2 = 1 / 0.147f * lg;
+  return sgn * std::sqrt(std::sqrt(v * v - v2) - v);
+}
+
+float probit(float v) {
+  return 1.41421356f * erf_inv(2 * v - 1);
+}
+
+void transform_row(Post p, float* z, size_t n) {
+  switch (p) {
+    case Post::None:
+      return;
+    case Post::Logistic:
+      for (size_t i = 0; i < n; ++i) z[i] = logistic(z[i]);
+      return;
+    case Post::Probit:
+      for (size_t i = 0; i < n; ++i) z[i] = probit(z[i]);
+      return;
+    case Post::Softmax: {
+      float mx = -std::numeric_limits<float>::max();
+      for (size_t i = 0; i < n; ++i) mx = std::max(mx, z[i]);
+      float sum = 0;
+      for (size_t i = 0; i < n; ++i) sum += (z[i] = std::exp(z[i] - mx));
+      for (size_t i = 0; i < n; ++i) z[i] /= sum;
+      return;
+    }
+    case Post::SoftmaxZero: {
+      // Zeros stay zero: they mean "no score", not exp(0).
+      float mx = -std::numeric_limits<float>::max();
+      for (size_t i = 0; i < n; ++i) mx = std::max(mx, z[i]);
+      float scale = std::exp(-mx), sum = 0;
+      for (size_t i = 0; i < n; ++i) {
+        if (z[i] > 1e-7f || z[i] < -1e-7f) {
+          sum += (z[i] = std::exp(z[i] - mx));
+        } else {
+          z[i] *= scale;
+        }
+      }
+      for (size_t i = 0; i < n; ++i) z[i] /= sum;
+      return;
+    }
+  }
+}
+
+Post parse_post(const KernelContext& ctx) {
+  std::string p = ctx.attr_string("post_transform", "NONE");
+  if (p == "NONE") return Post::None;
+  if (p == "SOFTMAX") return Post::Softmax;
+  if (p == "LOGISTIC") return Post::Logistic;
+  if (p == "SOFTMAX_ZERO") return Post::SoftmaxZero;
+  if (p == "PROBIT") return Post::Probit;
+  ctx.fail("unknown post_transform '" + p +
+           "' (expected NONE, SOFTMAX, LOGISTIC, SOFTMAX_ZERO or PROBIT)");
+}
+
+// ---- attributes ----
+
+const std::vector<int64_t>& ints_or_empty(const KernelContext& ctx, const char* name) {
+  static const std::vector<int64_t> kEmpty;
+  const ir::Attr* a = ctx.attr(name);
+  return a ? a->ints : kEmpty;
+}
+
+// `name` (floats) or `name_as_tensor` (opset 3, usually double), as doubles.
+std::vector<double> floats_or_tensor(const KernelContext& ctx, const std::string& name,
+                                     bool* as_tensor) {
+  const ir::Attr* f = ctx.attr(name);
+  const ir::Attr* t = ctx.attr(name + "_as_tensor");
+  if (f && t) ctx.fail("give either " + name + " or " + name + "_as_tensor, not both");
+  std::vector<double> out;
+  if (t) {
+    if (!t->t) ctx.fail(name + "_as_tensor must be a tensor attribute");
+    Tensor v = Tensor::from_ir(*t->t);
+    if (!ir::is_floating(v.dtype())) {
+      ctx.fail(name + "_as_tensor must hold floating-point values, got " +
+               std::string(ir::dtype_name(v.dtype())));
+    }
+    Tensor d = cast_tensor(v, DataType::Double);
+    out.assign(d.data<double>(), d.data<double>() + d.numel());
+    *as_tensor = true;
+  } else if (f) {
+    out.assign(f->floats.begin(), f->floats.end());
+  }
+  return out;
+}
+
+struct Ensemble {
+  TreeAttrs attrs;
+  std::vector<double> base;
+  bool doubles = false;  // some *_as_tensor attribute was given
+};
+
+Ensemble read_attrs(const KernelContext& ctx, bool classifier, int64_t n_targets) {
+  Ensemble e;
+  TreeAttrs& a = e.attrs;
+  a.tree_ids = ints_or_empty(ctx, "nodes_treeids");
+  a.node_ids = ints_or_empty(ctx, "nodes_nodeids");
+  a.feature_ids = ints_or_empty(ctx, "nodes_featureids");
+  a.true_ids = ints_or_empty(ctx, "nodes_truenodeids");
+  a.false_ids = ints_or_empty(ctx, "nodes_falsenodeids");
+  a.missing_tracks_true = ints_or_empty(ctx, "nodes_missing_value_tracks_true");
+  a.modes = ctx.attr_strings("nodes_modes");
+  a.values = floats_or_tensor(ctx, "nodes_values", &e.doubles);
+  const char* p = classifier ? "class" : "target";
+  a.weight_prefix = p;
+  a.w_tree_ids = ints_or_empty(ctx, (std::string(p) + "_treeids").c_str());
+  a.w_node_ids = ints_or_empty(ctx, (std::string(p) + "_nodeids").c_str());
+  a.w_targets = ints_or_empty(ctx, (std::string(p) + "_ids").c_str());
+  a.w_values = floats_or_tensor(ctx, std::string(p) + "_weights", &e.doubles);
+  a.n_targets = n_targets;
+  e.base = floats_or_tensor(ctx, "base_values", &e.doubles);
+  return e;
+}
+
+// ---- evaluation ----
+
+template <class Th>
+inline bool compare(NodeMode m, Th v, Th t) {
+  switch (m) {
+    case NodeMode::Leq:
+      return v <= t;
+    case NodeMode::Lt:
+      return v < t;
+    case NodeMode::Gte:
+      return v >= t;
+    case NodeMode::Gt:
+      return v > t;
+    case NodeMode::Eq:
+      return v == t;
+    case NodeMode::Neq:
+      return v != t;
+    case NodeMode::Leaf:
+      break;
+  }
+  return false;
+}
+
+// The leaf row `x` reaches from `root`. kMode is the mode of every branch
+// when the forest has one (Leaf: look at each node's mode); kMissing says
+// whether any node sends NaN to its true child.
+template <NodeMode kMode, bool kMissing, class Th, class In>
+inline const typename Forest<Th>::Node* find_leaf(const typename Forest<Th>::Node* nodes,
+                                                  int32_t root, const In* x) {
+  const typename Forest<Th>::Node* nd = nodes + root;
+  while (nd->mode != NodeMode::Leaf) {
+    Th v = static_cast<Th>(x[nd->feature]);
+    bool go_true = compare<Th>(kMode == NodeMode::Leaf ? nd->mode : kMode, v, nd->value);
+    if constexpr (kMissing) go_true = go_true || (nd->missing_true && std::isnan(v));
+    nd = nodes + (go_true ? nd->a : nd->b);
+  }
+  return nd;
+}
+
+// Raw per-target aggregates of rows [0, n): scores[r*T + t] and has[r*T + t].
+template <NodeMode kMode, bool kMissing, class Th, class In>
+void accumulate(const Forest<Th>& f, Agg agg, const In* x, int64_t stride, int64_t rows, int64_t T,
+                Th* scores, uint8_t* has) {
+  const auto* nodes = f.nodes.data();
+  const int32_t* wt = f.weight_target.data();
+  const Th* wv = f.weight_value.data();
+  for (int32_t root : f.roots) {
+    for (int64_t r = 0; r < rows; ++r) {
+      const auto* leaf = find_leaf<kMode, kMissing, Th, In>(nodes, root, x + r * stride);
+      Th* s = scores + r * T;
+      uint8_t* h = has + r * T;
+      for (int32_t k = leaf->a, e = leaf->a + leaf->b; k < e; ++k) {
+        int32_t t = wt[k];
+        Th w = wv[k];
+        switch (agg) {
+          case Agg::Sum:
+          case Agg::Average:
+            s[t] += w;
+            break;
+          case Agg::Min:
+            s[t] = (!h[t] || w < s[t]) ? w : s[t];
+            break;
+          case Agg::Max:
+            s[t] = (!h[t] || w > s[t]) ? w : s[t];
+            break;
+        }
+        h[t] = 1;
+      }
+    }
+  }
+}
+
+template <class Th, class In>
+void accumulate_any(const Forest<Th>& f, Agg agg, const In* x, int64_t stride, int64_t rows,
+                    int64_t T, Th* scores, uint8_t* has) {
+  NodeMode m = f.nodes[size_t(f.roots[0])].mode;
+  if (f.same_mode && m == NodeMode::Leq && !f.any_missing) {
+    accumulate<NodeMode::Leq, false>(f, agg, x, stride, rows, T, scores, has);
+  } else if (f.same_mode && m == NodeMode::Lt && !f.any_missing) {
+    accumulate<NodeMode::Lt, false>(f, agg, x, stride, rows, T, scores, has);
+  } else if (f.any_missing) {
+    accumulate<NodeMode::Leaf, true>(f, agg, x, stride, rows, T, scores, has);
+  } else {
+    accumulate<NodeMode::Leaf, false>(f, agg, x, stride, rows, T, scores, has);
+  }
+}
+
+// Calls fin(row, scores, has) for each row of X after aggregating every tree.
+template <class Th, class Fin>
+void run_forest(KernelContext& ctx, const Forest<Th>& f, Agg agg, int64_t T, const Tensor& x,
+                Fin&& fin) {
+  if (x.rank() != 1 && x.rank() != 2) {
+    ctx.fail("X must be 1-D [C] or 2-D [N,C], got shape " + dims_to_string(x.dims()));
+  }
+  int64_t rows = x.rank() == 2 ? x.dim(0) : 1;
+  int64_t cols = x.dims().back();
+  if (f.max_feature >= cols) {
+    ctx.fail("a tree node reads feature " + std::to_string(f.max_feature) + " but X has only " +
+             std::to_string(cols) + " columns (shape " + dims_to_string(x.dims()) + ")");
+  }
+  constexpr int64_t kBatch = 128;  // rows per pass over the forest
+  std::vector<Th> scores(size_t(kBatch * T));
+  std::vector<uint8_t> has(size_t(kBatch * T));
+  for (int64_t r0 = 0; r0 < rows; r0 += kBatch) {
+    int64_t n = std::min(kBatch, rows - r0);
+    std::fill(scores.begin(), scores.end(), Th(0));
+    std::fill(has.begin(), has.end(), uint8_t(0));
+    auto go = [&](auto tag) {
+      using In = decltype(tag);
+      accumulate_any<Th, In>(f, agg, x.data<In>() + r0 * cols, cols, n, T, scores.data(),
+                             has.data());
+    };
+    switch (x.dtype()) {
+      case DataType::Float:
+        go(float{});
+        break;
+      case DataType::Double:
+        go(double{});
+        break;
+      case DataType::Int64:
+        go(int64_t{});
+        break;
+      case DataType::Int32:
+        go(int32_t{});
+        break;
+      default:
+        ctx.fail("X must be float, double, int64 or int32, got " +
+                 std::string(ir::dtype_name(x.dtype())));
+    }
+    for (int64_t r = 0; r < n; ++r) fin(r0 + r, scores.data() + r * T, has.data() + r * T);
+  }
+}
+
+template <class Th>
+Forest<Th> compile(KernelContext& ctx, const TreeAttrs& a) {
+  try {
+    return ml::compile_forest<Th>(a, ctx.node().op_type());
+  } catch (const Error& e) {
+    ctx.fail(e.message());
+  }
+}
+
+Agg parse_agg(const KernelContext& ctx) {
+  std::string s = ctx.attr_string("aggregate_function", "SUM");
+  if (s == "SUM") return Agg::Sum;
+  if (s == "AVERAGE") return Agg::Average;
+  if (s == "MIN") return Agg::Min;
+  if (s == "MAX") return Agg::Max;
+  ctx.fail("unknown aggregate_function '" + s + "' (expected SUM, AVERAGE, MIN or MAX)");
+}
+
+// ---- TreeEnsembleRegressor ----
+
+template <class Th>
+void regress(KernelContext& ctx, const Ensemble& e, int64_t T) {
+  Forest<Th> f = compile<Th>(ctx, e.attrs);
+  Agg agg = parse_agg(ctx);
+  Post post = parse_post(ctx);
+  if (!e.base.empty() && int64_t(e.base.size()) != T) {
+    ctx.fail("base_values has " + std::to_string(e.base.size()) + " values but n_targets is " +
+             std::to_string(T) + "; give one per target or none");
+  }
+  const Tensor& x = ctx.tensor(0);
+  int64_t rows = x.rank() == 2 ? x.dim(0) : 1;
+  Tensor& y = ctx.alloc_output(0, DataType::Float, {rows, T});
+  float* out = y.mutable_data<float>();
+  const Th ntrees = static_cast<Th>(f.roots.size());
+  run_forest<Th>(ctx, f, agg, T, x, [&](int64_t r, Th* s, const uint8_t* h) {
+    float* z = out + r * T;
+    for (int64_t t = 0; t < T; ++t) {
+      Th v = s[t];
+      if (agg == Agg::Average) v /= ntrees;
+      if ((agg == Agg::Min || agg == Agg::Max) && !h[t]) v = 0;
+      if (!e.base.empty()) v += static_cast<Th>(e.base[size_t(t)]);
+      z[t] = static_cast<float>(v);
+    }
+    // ONNX Runtime applies only PROBIT to a single target (a softmax of one
+    // value would be 1 and a logistic is left to the classifier).
+    if (T > 1 || post == Post::Probit) transform_row(post, z, size_t(T));
+  });
+}
+
+void tree_ensemble_regressor(KernelContext& ctx) {
+  const ir::Attr* nt = ctx.attr("n_targets");
+  int64_t T = nt ? nt->i : 1;
+  if (T < 1) ctx.fail("n_targets must be at least 1, got " + std::to_string(T));
+  Ensemble e = read_attrs(ctx, false, T);
+  if (ctx.tensor(0).dtype() == DataType::Double || e.doubles) {
+    regress<double>(ctx, e, T);
+  } else {
+    regress<float>(ctx, e, T);
+  }
+}
+
+// ---- TreeEnsembleClassifier ----
+
+template <class Th>
+void classify(KernelContext& ctx, const Ensemble& e, int64_t C, bool string_labels) {
+  Forest<Th> f = compile<Th>(ctx, e.attrs);
+  Post post = parse_post(ctx);
+  const size_t nb = e.base.size();
+  if (nb != 0 && int64_t(nb) != C && !(C == 2 && nb == 1)) {
+    ctx.fail("base_values has " + std::to_string(nb) + " values but there are " +
+             std::to_string(C) + " classes; give one per class or none");
+  }
+  const Tensor& x = ctx.tensor(0);
+  int64_t rows = x.rank() == 2 ? x.dim(0) : 1;
+  std::vector<int64_t> int_labels = ctx.attr_ints("classlabels_int64s");
+  std::vector<std::string> str_labels = ctx.attr_strings("classlabels_strings");
+  Tensor& label = ctx.alloc_output(0, string_labels ? DataType::String : DataType::Int64, {rows});
+  std::vector<int64_t> label_index(static_cast<size_t>(rows));
+  Tensor& zt = ctx.alloc_output(1, DataType::Float, {rows, C});
+  float* zout = zt.mutable_data<float>();
+  // One class id over two labels: the trees score only that class and the
+  // other column is derived from it (ONNX Runtime's binary case).
+  const bool binary = C == 2 && f.distinct_targets == 1;
+  const bool all_pos = f.all_weights_nonnegative;
+  std::vector<double> base = e.base;
+  // Label index, or -1 for ONNX Runtime's raw 1/0 label of two classes
+  // that are not the binary case (see below).
+  run_forest<Th>(ctx, f, Agg::Sum, C, x, [&](int64_t r, Th* s, const uint8_t* h0) {
+    float* z = zout + r * C;
+    uint8_t h[2] = {0, 0};
+    if (C > 2 || C == 1) {
+      std::vector<uint8_t> hv(h0, h0 + C);
+      for (size_t k = 0; k < nb; ++k) {
+        s[k] += static_cast<Th>(base[k]);
+        hv[k] = 1;
+      }
+      int64_t best = -1;
+      for (int64_t k = 0; k < C; ++k) {
+        if (hv[size_t(k)] && (best == -1 || s[k] > s[best])) best = k;
+      }
+      label_index[size_t(r)] = best < 0 ? 0 : best;
+      for (int64_t k = 0; k < C; ++k) z[k] = static_cast<float>(s[k]);
+      transform_row(post, z, size_t(C));
+      return;
+    }
+    // Two classes, as ONNX Runtime completes them.
+    h[0] = h0[0];
+    h[1] = h0[1];
+    Th s0 = s[0], s1 = s[1];
+    size_t size = 2;
+    if (nb == 2) {
+      if (h[1]) {
+        // ONNX Runtime adds base_values[1] to the class-0 score here (and
+        // ignores base_values[0]); the spec does not say.
+        s1 = static_cast<Th>(base[1]) + s0;
+        s0 = -s1;
+      } else {
+        s1 += static_cast<Th>(base[1]);
+        s0 += static_cast<Th>(base[0]);
+      }
+    } else if (nb == 1) {
+      s0 += static_cast<Th>(base[0]);
+      if (!h[1]) size = binary ? 1 : 2;
+    } else if (!h[1]) {
+      size = binary ? 1 : 2;
+    }
+    Th pos = (size == 2 && h[1]) ? s1 : (h[0] ? s0 : Th(0));
+    int add = -1;
+    if (binary) {
+      if (all_pos) {
+        add = pos > Th(0.5) ? 0 : 1;
+        label_index[size_t(r)] = pos > Th(0.5) ? 1 : 0;
+      } else {
+        add = pos > 0 ? 2 : 3;
+        label_index[size_t(r)] = pos > 0 ? 1 : 0;
+      }
+    } else {
+      label_index[size_t(r)] = pos > 0 ? 1 : 0;
+    }
+    if (size == 2) {
+      z[0] = static_cast<float>(s0);
+      z[1] = static_cast<float>(s1);
+      transform_row(post, z, 2);
+      return;
+    }
+    float v = static_cast<float>(s0);
+    if (post == Post::Probit) {
+      z[0] = probit(v);
+      z[1] = 0;  // ONNX Runtime leaves it unwritten
+    } else if (add <= 1) {
+      z[0] = 1 - v;
+      z[1] = v;
+    } else if (post == Post::Logistic) {
+      z[0] = logistic(-v);
+      z[1] = logistic(v);
+    } else {
+      z[0] = -v;
+      z[1] = v;
+    }
+  });
+  for (int64_t r = 0; r < rows; ++r) {
+    size_t k = size_t(label_index[size_t(r)]);
+    if (string_labels) {
+      label.mutable_strings()[size_t(r)] = str_labels[k];
+    } else {
+      label.mutable_data<int64_t>()[r] = int_labels[k];
+    }
+  }
+}
+
+void tree_ensemble_classifier(KernelContext& ctx) {
+  bool has_ints = ctx.has_attr("classlabels_int64s");
+  bool has_strings = ctx.has_attr("classlabels_strings");
+  if (has_ints == has_strings) {
+    ctx.fail("exactly one of classlabels_int64s and classlabels_strings must be given");
+  }
+  int64_t C = has_ints ? int64_t(ctx.attr("classlabels_int64s")->ints.size())
+                       : int64_t(ctx.attr("classlabels_strings")->strings.size());
+  if (C < 1) ctx.fail("the class label list is empty");
+  Ensemble e = read_attrs(ctx, true, C);
+  if (ctx.tensor(0).dtype() == DataType::Double || e.doubles) {
+    classify<double>(ctx, e, C, has_strings);
+  } else {
+    classify<float>(ctx, e, C, has_strings);
+  }
+}
+
+}  // namespace
+
+void register_ml_tree_kernels(KernelRegistry& r) {
+  r.add(kMl, "TreeEnsembleRegressor", 1, tree_ensemble_regressor);
+  r.add(kMl, "TreeEnsembleClassifier", 1, tree_ensemble_classifier);
+}
+
+}  // namespace oxs::eval
