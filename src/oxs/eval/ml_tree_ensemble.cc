@@ -11,6 +11,7 @@
 
 #include "oxs/eval/kernel.h"
 #include "oxs/eval/kernel_util.h"
+#include "oxs/eval/ml_post_transform.h"
 #include "oxs/eval/ml_tree_ensemble.h"
 
 namespace oxs::eval {
@@ -23,77 +24,6 @@ using ml::TreeAttrs;
 constexpr const char* kMl = "ai.onnx.ml";
 
 enum class Agg { Sum, Average, Min, Max };
-enum class Post { None, Softmax, Logistic, SoftmaxZero, Probit };
-
-// ---- post transforms, computed in float as ONNX Runtime does ----
-
-float logistic(float v) {
-  float e = 1.f / (1.f + std::exp(-std::abs(v)));
-  return v < 0 ? 1.f - e : e;
-}
-
-// Winitzki's closed-form approximation of erf^-1 (a = 0.147), the one ONNX
-// Runtime uses, so PROBIT results agree to float precision.
-float erf_inv(float x) {
-  float sgn = x < 0 ? -1.f : 1.f;
-  x = (1 - x) * (1 + x);
-  float lg = std::log(x);
-  float v = 2 / (3.14159f * 0.147f) + 0.5f * lg;
-  float v2 = 1 / 0.147f * lg;
-  return sgn * std::sqrt(std::sqrt(v * v - v2) - v);
-}
-
-float probit(float v) {
-  return 1.41421356f * erf_inv(2 * v - 1);
-}
-
-void transform_row(Post p, float* z, size_t n) {
-  switch (p) {
-    case Post::None:
-      return;
-    case Post::Logistic:
-      for (size_t i = 0; i < n; ++i) z[i] = logistic(z[i]);
-      return;
-    case Post::Probit:
-      for (size_t i = 0; i < n; ++i) z[i] = probit(z[i]);
-      return;
-    case Post::Softmax: {
-      float mx = -std::numeric_limits<float>::max();
-      for (size_t i = 0; i < n; ++i) mx = std::max(mx, z[i]);
-      float sum = 0;
-      for (size_t i = 0; i < n; ++i) sum += (z[i] = std::exp(z[i] - mx));
-      for (size_t i = 0; i < n; ++i) z[i] /= sum;
-      return;
-    }
-    case Post::SoftmaxZero: {
-      // Zeros stay zero: they mean "no score", not exp(0).
-      float mx = -std::numeric_limits<float>::max();
-      for (size_t i = 0; i < n; ++i) mx = std::max(mx, z[i]);
-      float scale = std::exp(-mx), sum = 0;
-      for (size_t i = 0; i < n; ++i) {
-        if (z[i] > 1e-7f || z[i] < -1e-7f) {
-          sum += (z[i] = std::exp(z[i] - mx));
-        } else {
-          z[i] *= scale;
-        }
-      }
-      for (size_t i = 0; i < n; ++i) z[i] /= sum;
-      return;
-    }
-  }
-}
-
-Post parse_post(const KernelContext& ctx) {
-  std::string p = ctx.attr_string("post_transform", "NONE");
-  if (p == "NONE") return Post::None;
-  if (p == "SOFTMAX") return Post::Softmax;
-  if (p == "LOGISTIC") return Post::Logistic;
-  if (p == "SOFTMAX_ZERO") return Post::SoftmaxZero;
-  if (p == "PROBIT") return Post::Probit;
-  ctx.fail("unknown post_transform '" + p +
-           "' (expected NONE, SOFTMAX, LOGISTIC, SOFTMAX_ZERO or PROBIT)");
-}
-
 // ---- attributes ----
 
 const std::vector<int64_t>& ints_or_empty(const KernelContext& ctx, const char* name) {
@@ -310,7 +240,7 @@ template <class Th>
 void regress(KernelContext& ctx, const Ensemble& e, int64_t T) {
   Forest<Th> f = compile<Th>(ctx, e.attrs);
   Agg agg = parse_agg(ctx);
-  Post post = parse_post(ctx);
+  PostTransform post = parse_post_transform(ctx);
   if (!e.base.empty() && int64_t(e.base.size()) != T) {
     ctx.fail("base_values has " + std::to_string(e.base.size()) + " values but n_targets is " +
              std::to_string(T) + "; give one per target or none");
@@ -329,9 +259,8 @@ void regress(KernelContext& ctx, const Ensemble& e, int64_t T) {
       if (!e.base.empty()) v += static_cast<Th>(e.base[size_t(t)]);
       z[t] = static_cast<float>(v);
     }
-    // ONNX Runtime applies only PROBIT to a single target (a softmax of one
-    // value would be 1 and a logistic is left to the classifier).
-    if (T > 1 || post == Post::Probit) transform_row(post, z, size_t(T));
+    // A single target gets only PROBIT (as ONNX Runtime).
+    apply_post_transform(post, z, 1, T);
   });
 }
 
@@ -352,7 +281,7 @@ void tree_ensemble_regressor(KernelContext& ctx) {
 template <class Th>
 void classify(KernelContext& ctx, const Ensemble& e, int64_t C, bool string_labels) {
   Forest<Th> f = compile<Th>(ctx, e.attrs);
-  Post post = parse_post(ctx);
+  PostTransform post = parse_post_transform(ctx);
   const size_t nb = e.base.size();
   if (nb != 0 && int64_t(nb) != C && !(C == 2 && nb == 1)) {
     ctx.fail("base_values has " + std::to_string(nb) + " values but there are " +
@@ -388,7 +317,7 @@ void classify(KernelContext& ctx, const Ensemble& e, int64_t C, bool string_labe
       }
       label_index[size_t(r)] = best < 0 ? 0 : best;
       for (int64_t k = 0; k < C; ++k) z[k] = static_cast<float>(s[k]);
-      transform_row(post, z, size_t(C));
+      apply_post_transform(post, z, 1, C);
       return;
     }
     // Two classes, as ONNX Runtime completes them.
@@ -428,23 +357,13 @@ void classify(KernelContext& ctx, const Ensemble& e, int64_t C, bool string_labe
     if (size == 2) {
       z[0] = static_cast<float>(s0);
       z[1] = static_cast<float>(s1);
-      transform_row(post, z, 2);
+      apply_post_transform(post, z, 1, 2);
       return;
     }
+    // One score: ONNX Runtime's completion (all-positive weights: a
+    // probability, [1 - s, s]; mixed signs: a margin, [-s, s]).
     float v = static_cast<float>(s0);
-    if (post == Post::Probit) {
-      z[0] = probit(v);
-      z[1] = 0;  // ONNX Runtime leaves it unwritten
-    } else if (add <= 1) {
-      z[0] = 1 - v;
-      z[1] = v;
-    } else if (post == Post::Logistic) {
-      z[0] = logistic(-v);
-      z[1] = logistic(v);
-    } else {
-      z[0] = -v;
-      z[1] = v;
-    }
+    expand_binary_scores(post, add <= 1 ? BinaryScores::OneMinus : BinaryScores::Negate, &v, 1, z);
   });
   for (int64_t r = 0; r < rows; ++r) {
     size_t k = size_t(label_index[size_t(r)]);
