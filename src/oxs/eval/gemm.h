@@ -1,6 +1,6 @@
 // C = alpha * op(A) * op(B) + beta * C (row-major) for every element type:
-// OpenBLAS for float and double, plain loops (accumulating in the compute
-// type, wrapping integers) for the rest. Shared by MatMul, Gemm and Conv.
+// OpenBLAS (or an AVX-512 kernel, see below) for float and double, plain loops (accumulating in the
+// compute type, wrapping integers) for the rest. Shared by MatMul, Gemm and Conv.
 #pragma once
 
 #include <cstdint>
@@ -8,6 +8,14 @@
 #include "oxs/eval/dispatch.h"
 
 namespace oxs::eval {
+
+// The AVX-512 SGEMM of sgemm_avx512.cc: single-threaded, same contract as
+// gemm_f32. Call it only when sgemm_avx512_supported(). gemm_f32 uses it
+// instead of OpenBLAS when the CPU has AVX-512 and OpenBLAS runs one thread
+// (or the product is small); OXS_SGEMM=openblas in the environment turns it off.
+bool sgemm_avx512_supported();
+void sgemm_avx512(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
+                  int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc);
 
 void gemm_f32(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
               int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc);

@@ -3,7 +3,9 @@
 #include <cblas.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <map>
+#include <string_view>
 
 #include "oxs/eval/broadcast.h"
 #include "oxs/eval/gemm.h"
@@ -11,9 +13,27 @@
 
 namespace oxs::eval {
 
+namespace {
+
+// Whether sgemm_avx512 should replace OpenBLAS for this product: the CPU has
+// AVX-512, the user did not opt out, and OpenBLAS would not spread the work
+// over threads (it runs one, or the product is too small to be split).
+bool use_own_sgemm(int64_t m, int64_t n, int64_t k) {
+  static const bool enabled = [] {
+    const char* e = std::getenv("OXS_SGEMM");
+    return sgemm_avx512_supported() && !(e && std::string_view(e) == "openblas");
+  }();
+  if (!enabled) return false;
+  return openblas_get_num_threads() == 1 || double(m) * double(n) * double(k) <= double(1 << 21);
+}
+
+}  // namespace
+
 void gemm_f32(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
               int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
   if (m == 0 || n == 0) return;
+  if (use_own_sgemm(m, n, k))
+    return sgemm_avx512(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
   if (k == 0) {
     for (int64_t i = 0; i < m; ++i) {
       for (int64_t j = 0; j < n; ++j) c[i * ldc + j] = beta == 0 ? 0 : beta * c[i * ldc + j];

@@ -1,7 +1,9 @@
-// Convolutions: Conv (im2col + OpenBLAS GEMM), ConvTranspose (GEMM +
-// col2im), ConvInteger, QLinearConv. Also the window geometry of window.h.
+// Convolutions: Conv, ConvInteger, QLinearConv (conv_forward.h: im2col +
+// OpenBLAS GEMM, or direct loops), ConvTranspose (GEMM + col2im). Also the
+// window geometry of window.h.
 #include <cmath>
 
+#include "oxs/eval/conv_forward.h"
 #include "oxs/eval/gemm.h"
 #include "oxs/eval/kernel_util.h"
 #include "oxs/eval/window.h"
@@ -65,61 +67,6 @@ Window make_window(const KernelContext& ctx, const std::vector<int64_t>& spatial
 
 namespace {
 
-// col[(c*K + k) * P + p] = x[c, window position] (0 outside the input).
-template <class T>
-void im2col(const T* x, int64_t channels, const Window& w, T* col) {
-  const size_t r = w.rank();
-  const int64_t K = w.kernel_numel(), P = w.out_numel();
-  int64_t in_n = 1;
-  for (int64_t v : w.in) in_n *= v;
-  std::vector<int64_t> kidx(r), oidx(r);
-  for (int64_t c = 0; c < channels; ++c) {
-    const T* xc = x + c * in_n;
-    for (int64_t k = 0; k < K; ++k) {
-      int64_t rem = k;
-      for (size_t d = r; d-- > 0;) {
-        kidx[d] = rem % w.kernel[d];
-        rem /= w.kernel[d];
-      }
-      T* dst = col + (c * K + k) * P;
-      if (r == 2) {  // the common case, without the generic index walk
-        for (int64_t oy = 0; oy < w.out[0]; ++oy) {
-          int64_t iy = oy * w.strides[0] - w.pad_begin[0] + kidx[0] * w.dilations[0];
-          T* row = dst + oy * w.out[1];
-          if (iy < 0 || iy >= w.in[0]) {
-            for (int64_t ox = 0; ox < w.out[1]; ++ox) row[ox] = T{};
-            continue;
-          }
-          const T* src = xc + iy * w.in[1];
-          for (int64_t ox = 0; ox < w.out[1]; ++ox) {
-            int64_t ix = ox * w.strides[1] - w.pad_begin[1] + kidx[1] * w.dilations[1];
-            row[ox] = (ix >= 0 && ix < w.in[1]) ? src[ix] : T{};
-          }
-        }
-        continue;
-      }
-      std::fill(oidx.begin(), oidx.end(), 0);
-      for (int64_t p = 0; p < P; ++p) {
-        int64_t off = 0;
-        bool inside = true;
-        for (size_t d = 0; d < r; ++d) {
-          int64_t i = oidx[d] * w.strides[d] - w.pad_begin[d] + kidx[d] * w.dilations[d];
-          if (i < 0 || i >= w.in[d]) {
-            inside = false;
-            break;
-          }
-          off = off * w.in[d] + i;
-        }
-        dst[p] = inside ? xc[off] : T{};
-        for (size_t d = r; d-- > 0;) {
-          if (++oidx[d] < w.out[d]) break;
-          oidx[d] = 0;
-        }
-      }
-    }
-  }
-}
-
 // The reverse: x[c, window position] += col[...].
 template <class T>
 void col2im(const T* col, int64_t channels, const Window& w, T* x) {
@@ -176,37 +123,22 @@ Tensor conv(KernelContext& ctx, const Tensor& x, const Tensor& wt, const Tensor*
   std::vector<int64_t> kernel = ctx.attr_ints("kernel_shape", spatial_of(wt));
   if (kernel != spatial_of(wt)) ctx.fail("kernel_shape does not match W's spatial dimensions");
   if (bias && bias->numel() != m) ctx.fail("B must have one value per output channel");
+  if (bias && bias->dtype() != x.dtype()) ctx.fail("B must have the element type of X");
   Window w = make_window(ctx, spatial_of(x), kernel, false);
   Dims od{n, m};
   od.insert(od.end(), w.out.begin(), w.out.end());
   Tensor out(x.dtype(), od);
-  const int64_t cg = c / group, mg = m / group, K = w.kernel_numel(), P = w.out_numel();
-  int64_t in_n = 1;
-  for (int64_t v : w.in) in_n *= v;
+  const int64_t P = w.out_numel();
   dispatch_arith(x.dtype(), [&](auto tag) {
     using T = decltype(tag);
-    using C = compute_t<T>;
-    Tensor col_t(x.dtype(), {cg * K, P});
-    T* col = col_t.mutable_data<T>();
-    const T* px = x.data<T>();
-    const T* pw = wt.data<T>();
     T* po = out.mutable_data<T>();
-    for (int64_t b = 0; b < n; ++b) {
-      for (int64_t g = 0; g < group; ++g) {
-        im2col(px + (b * c + g * cg) * in_n, cg, w, col);
-        gemm<T>(false, false, mg, P, cg * K, C(1), pw + g * mg * cg * K, cg * K, col, P, C(0),
-                po + (b * m + g * mg) * P, P);
-      }
-    }
-    if (bias) {
+    if (bias) {  // conv_forward accumulates onto Y: start from the bias
       const T* pb = bias->data<T>();
       for (int64_t b = 0; b < n; ++b) {
-        for (int64_t j = 0; j < m; ++j) {
-          T* row = po + (b * m + j) * P;
-          for (int64_t p = 0; p < P; ++p) row[p] = T(C(row[p]) + C(pb[j]));
-        }
+        for (int64_t j = 0; j < m; ++j) std::fill_n(po + (b * m + j) * P, P, pb[j]);
       }
     }
+    conv_detail::conv_forward(x.data<T>(), wt.data<T>(), po, n, c, m, group, w);
   });
   return out;
 }

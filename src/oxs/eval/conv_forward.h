@@ -1,0 +1,254 @@
+// The forward convolution core behind Conv, ConvInteger and QLinearConv
+// (nn_conv.cc): Y[n, m, out...] = sum W[m, c/g, k...] * X[n, c, window] + B.
+// Used only inside src/oxs/eval; it checks nothing (the kernels validate
+// shapes and attributes before calling) and allocates no tensors.
+//
+// Paths, chosen by conv_forward():
+//   - pointwise (1x1.., stride 1, no pads): X itself is the GEMM operand;
+//   - depthwise (one input channel per group, float/double): a direct loop,
+//     instead of one tiny GEMM per channel;
+//   - rank <= 3: im2col into a reused per-thread buffer, a band of output
+//     rows at a time (so the buffer stays small and cache-warm), with whole
+//     zero rows / row-wise copies and no bounds checks in the interior;
+//   - rank > 3: a generic im2col over the whole output.
+// The bias is written into Y first and the GEMM accumulates onto it
+// (beta = 1), which saves a separate pass over Y.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <vector>
+
+#include "oxs/eval/gemm.h"
+#include "oxs/eval/tensor.h"
+#include "oxs/eval/window.h"
+
+namespace oxs::eval::conv_detail {
+
+// A per-thread buffer of at least n elements, reused across calls (kernels
+// never re-enter a Conv while one runs on the same thread). Its contents are
+// not initialized.
+template <class T>
+T* scratch(size_t n) {
+  thread_local std::unique_ptr<T[]> buf;
+  thread_local size_t cap = 0;
+  if (cap < n) {
+    buf.reset();
+    buf.reset(new T[n]);
+    cap = n;
+  }
+  return buf.get();
+}
+
+// A Window seen as 3-D (depth, height, width): 1-D and 2-D convolutions get
+// leading axes of size 1 with kernel 1, stride 1, no padding.
+struct Geom3 {
+  int64_t in[3], k[3], s[3], d[3], p[3], out[3];
+};
+
+inline Geom3 geom3(const Window& w) {
+  Geom3 g{};
+  size_t r = w.rank(), lead = 3 - r;
+  for (size_t i = 0; i < 3; ++i) {
+    bool real = i >= lead;
+    g.in[i] = real ? w.in[i - lead] : 1;
+    g.k[i] = real ? w.kernel[i - lead] : 1;
+    g.s[i] = real ? w.strides[i - lead] : 1;
+    g.d[i] = real ? w.dilations[i - lead] : 1;
+    g.p[i] = real ? w.pad_begin[i - lead] : 0;
+    g.out[i] = real ? w.out[i - lead] : 1;
+  }
+  return g;
+}
+
+// The output columns [lo, hi) whose input column ox*s - p + kx*d lies inside
+// [0, in) for kernel column kx; the rest read padding.
+inline void inside_range(const Geom3& g, int64_t kx, int64_t& lo, int64_t& hi) {
+  int64_t off = kx * g.d[2] - g.p[2];  // input column of output column 0
+  lo = off >= 0 ? 0 : (-off + g.s[2] - 1) / g.s[2];
+  hi = off > g.in[2] - 1 ? 0 : (g.in[2] - 1 - off) / g.s[2] + 1;
+  lo = std::min(lo, g.out[2]);
+  hi = std::clamp(hi, lo, g.out[2]);
+}
+
+// col[(c*K + k) * ld + (row - r0) * OW + ox] for output rows [r0, r1) (a row
+// is one (depth, height) position of the output), channels [0, channels).
+template <class T>
+void im2col_rows(const T* x, int64_t channels, const Geom3& g, int64_t r0, int64_t r1, T* col,
+                 int64_t ld) {
+  const int64_t OW = g.out[2], OH = g.out[1];
+  const int64_t in_plane = g.in[0] * g.in[1] * g.in[2];
+  for (int64_t c = 0; c < channels; ++c) {
+    const T* xc = x + c * in_plane;
+    for (int64_t kz = 0; kz < g.k[0]; ++kz) {
+      for (int64_t ky = 0; ky < g.k[1]; ++ky) {
+        for (int64_t kx = 0; kx < g.k[2]; ++kx) {
+          int64_t lo, hi;
+          inside_range(g, kx, lo, hi);
+          const int64_t ix0 = lo * g.s[2] - g.p[2] + kx * g.d[2];
+          T* dst = col + (((c * g.k[0] + kz) * g.k[1] + ky) * g.k[2] + kx) * ld;
+          for (int64_t r = r0; r < r1; ++r, dst += OW) {
+            const int64_t oz = r / OH, oy = r % OH;
+            const int64_t iz = oz * g.s[0] - g.p[0] + kz * g.d[0];
+            const int64_t iy = oy * g.s[1] - g.p[1] + ky * g.d[1];
+            if (iz < 0 || iz >= g.in[0] || iy < 0 || iy >= g.in[1] || lo >= hi) {
+              std::fill(dst, dst + OW, T{});
+              continue;
+            }
+            std::fill(dst, dst + lo, T{});
+            const T* src = xc + (iz * g.in[1] + iy) * g.in[2] + ix0;
+            if (g.s[2] == 1) {
+              std::memcpy(static_cast<void*>(dst + lo), src, size_t(hi - lo) * sizeof(T));
+            } else {
+              const int64_t s = g.s[2];
+              for (int64_t ox = lo; ox < hi; ++ox) dst[ox] = src[(ox - lo) * s];
+            }
+            std::fill(dst + hi, dst + OW, T{});
+          }
+        }
+      }
+    }
+  }
+}
+
+// Any rank: col[(c*K + k) * P + p] = x[c, window position] (0 outside).
+template <class T>
+void im2col_generic(const T* x, int64_t channels, const Window& w, T* col) {
+  const size_t r = w.rank();
+  const int64_t K = w.kernel_numel(), P = w.out_numel();
+  int64_t in_n = 1;
+  for (int64_t v : w.in) in_n *= v;
+  std::vector<int64_t> kidx(r), oidx(r);
+  for (int64_t c = 0; c < channels; ++c) {
+    const T* xc = x + c * in_n;
+    for (int64_t k = 0; k < K; ++k) {
+      int64_t rem = k;
+      for (size_t d = r; d-- > 0;) {
+        kidx[d] = rem % w.kernel[d];
+        rem /= w.kernel[d];
+      }
+      T* dst = col + (c * K + k) * P;
+      std::fill(oidx.begin(), oidx.end(), 0);
+      for (int64_t p = 0; p < P; ++p) {
+        int64_t off = 0;
+        bool inside = true;
+        for (size_t d = 0; d < r; ++d) {
+          int64_t i = oidx[d] * w.strides[d] - w.pad_begin[d] + kidx[d] * w.dilations[d];
+          if (i < 0 || i >= w.in[d]) {
+            inside = false;
+            break;
+          }
+          off = off * w.in[d] + i;
+        }
+        dst[p] = inside ? xc[off] : T{};
+        for (size_t d = r; d-- > 0;) {
+          if (++oidx[d] < w.out[d]) break;
+          oidx[d] = 0;
+        }
+      }
+    }
+  }
+}
+
+// One input channel per group (depthwise, channel multiplier mg): each
+// output plane y (pre-filled with the bias) accumulates w * shifted input.
+template <class T>
+void depthwise(const T* xc, const T* wj, const Geom3& g, T* y) {
+  const int64_t OW = g.out[2], rows = g.out[0] * g.out[1];
+  for (int64_t kz = 0; kz < g.k[0]; ++kz) {
+    for (int64_t ky = 0; ky < g.k[1]; ++ky) {
+      for (int64_t kx = 0; kx < g.k[2]; ++kx) {
+        const T wv = wj[(kz * g.k[1] + ky) * g.k[2] + kx];
+        int64_t lo, hi;
+        inside_range(g, kx, lo, hi);
+        if (lo >= hi) continue;
+        const int64_t ix0 = lo * g.s[2] - g.p[2] + kx * g.d[2], s = g.s[2];
+        for (int64_t r = 0; r < rows; ++r) {
+          const int64_t oz = r / g.out[1], oy = r % g.out[1];
+          const int64_t iz = oz * g.s[0] - g.p[0] + kz * g.d[0];
+          const int64_t iy = oy * g.s[1] - g.p[1] + ky * g.d[1];
+          if (iz < 0 || iz >= g.in[0] || iy < 0 || iy >= g.in[1]) continue;
+          const T* src = xc + (iz * g.in[1] + iy) * g.in[2] + ix0;
+          T* dst = y + r * OW + lo;
+          const int64_t n = hi - lo;
+          if (s == 1) {
+            for (int64_t i = 0; i < n; ++i) dst[i] += wv * src[i];
+          } else {
+            for (int64_t i = 0; i < n; ++i) dst[i] += wv * src[i * s];
+          }
+        }
+      }
+    }
+  }
+}
+
+// Bytes of im2col buffer per GEMM: a band of output rows this large keeps
+// the buffer in L2 while OpenBLAS packs it.
+inline constexpr int64_t kColBandBytes = int64_t(1) << 20;
+
+// y: [n, m, out...], already holding the bias (or zeros). x: [n, c, in...],
+// w: [m, c/group, kernel...].
+template <class T>
+void conv_forward(const T* x, const T* w, T* y, int64_t n, int64_t c, int64_t m, int64_t group,
+                  const Window& win) {
+  using C = compute_t<T>;
+  const int64_t cg = c / group, mg = m / group, K = win.kernel_numel(), P = win.out_numel();
+  const int64_t CK = cg * K;
+  int64_t in_n = 1;
+  for (int64_t v : win.in) in_n *= v;
+  bool pointwise = true;
+  for (size_t i = 0; i < win.rank(); ++i) {
+    pointwise = pointwise && win.kernel[i] == 1 && win.strides[i] == 1 && win.pad_begin[i] == 0 &&
+                win.pad_end[i] == 0;
+  }
+  if (P == 0 || m == 0) return;
+  for (int64_t b = 0; b < n; ++b) {
+    const T* xb = x + b * c * in_n;
+    T* yb = y + b * m * P;
+    if (pointwise) {  // in_n == P: X_g [cg, P] is the right operand as it is
+      for (int64_t g = 0; g < group; ++g) {
+        gemm<T>(false, false, mg, P, cg, C(1), w + g * mg * CK, CK, xb + g * cg * in_n, P, C(1),
+                yb + g * mg * P, P);
+      }
+      continue;
+    }
+    if constexpr (std::is_floating_point_v<T>) {
+      if (cg == 1 && group > 1 && win.rank() <= 3) {
+        Geom3 g3 = geom3(win);
+        for (int64_t j = 0; j < m; ++j) depthwise(xb + (j / mg) * in_n, w + j * K, g3, yb + j * P);
+        continue;
+      }
+    }
+    if (win.rank() > 3) {
+      Tensor col_t(dtype_of<T>(), {CK, P});  // checked against the allocation limit
+      T* col = col_t.mutable_data<T>();
+      for (int64_t g = 0; g < group; ++g) {
+        im2col_generic(xb + g * cg * in_n, cg, win, col);
+        gemm<T>(false, false, mg, P, CK, C(1), w + g * mg * CK, CK, col, P, C(1), yb + g * mg * P,
+                P);
+      }
+      continue;
+    }
+    Geom3 g3 = geom3(win);
+    const int64_t OW = g3.out[2], rows = g3.out[0] * g3.out[1];
+    const int64_t row_bytes = std::max<int64_t>(1, CK * OW * int64_t(sizeof(T)));
+    const int64_t band = std::clamp<int64_t>(kColBandBytes / row_bytes, 1, rows);
+    if (row_bytes > allocation_limit()) {
+      throw Error(ErrorKind::Input, "Conv: one output row needs " + std::to_string(row_bytes) +
+                                        " bytes of im2col buffer, over the evaluator's limit");
+    }
+    T* col = scratch<T>(size_t(CK * band * OW));
+    for (int64_t g = 0; g < group; ++g) {
+      for (int64_t r0 = 0; r0 < rows; r0 += band) {
+        const int64_t r1 = std::min(rows, r0 + band), np = (r1 - r0) * OW;
+        im2col_rows(xb + g * cg * in_n, cg, g3, r0, r1, col, np);
+        gemm<T>(false, false, mg, np, CK, C(1), w + g * mg * CK, CK, col, np, C(1),
+                yb + g * mg * P + r0 * OW, P);
+      }
+    }
+  }
+}
+
+}  // namespace oxs::eval::conv_detail
