@@ -48,8 +48,33 @@ TEST(CompileNumeric, AtenAddScalesOther) {
   for (size_t i = 0; i < kX.size(); ++i) EXPECT_FLOAT_EQ(y[i], kX[i] + 2.0f * b[i]);
 }
 
-// Excluded: func_with_str.py (its string test uses ai.onnx.ml.LabelEncoder,
-// which eval/ has no kernel for yet); its graph is checked by the golden test.
+// func_with_str.py compares the str attribute `mode` through
+// ai.onnx.ml.LabelEncoder (string -> int64) inside the function body: "leaky"
+// takes the else branch, "foo" (the default) returns the input.
+TEST(CompileNumeric, FuncWithStrBranchesOnTheStringAttribute) {
+  auto leaky = run1(compile_file("func_with_str.py"), {{"x", floats({5}, kX)}});
+  for (size_t i = 0; i < kX.size(); ++i) {
+    EXPECT_FLOAT_EQ(leaky[i], kX[i] < 0 ? 0.01f * kX[i] : kX[i]) << i;
+  }
+  std::string src = read_file(script_path("func_with_str.py"));
+  for (const char* call : {"FuncWithStr(x, mode=\"foo\")", "FuncWithStr(x)",
+                           "FuncWithStr(x, negative_slope=0.5, mode=\"other\")"}) {
+    std::string text = src.substr(0, src.find("@script()\ndef str_model")) +
+                       "@script()\ndef m(x: FLOAT[\"N\"]) -> FLOAT[\"N\"]:\n    return " + call +
+                       "\n";
+    SourceFile file("f.py", text);
+    CompileOptions o;
+    o.entry = "m";
+    CompileResult r = compile_source(file, o);
+    ASSERT_TRUE(r.ok()) << render(file, r.diagnostics);
+    auto y = run1(*r.model, {{"x", floats({5}, kX)}});
+    bool other = std::string(call).find("other") != std::string::npos;
+    for (size_t i = 0; i < kX.size(); ++i) {
+      EXPECT_FLOAT_EQ(y[i], other && kX[i] < 0 ? 0.5f * kX[i] : kX[i]) << call << " " << i;
+    }
+  }
+}
+
 TEST(CompileNumeric, LeakyRelu) {
   for (const char* f : {"leaky_relu.py"}) {
     ir::Model m = compile_file(f);

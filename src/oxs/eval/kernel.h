@@ -162,6 +162,7 @@ void register_signal_kernels(KernelRegistry& r);
 void register_image_kernels(KernelRegistry& r);
 void register_random_kernels(KernelRegistry& r);
 void register_ml_map_kernels(KernelRegistry& r);
+void register_ml_basic_kernels(KernelRegistry& r);
 void register_ml_tree_kernels(KernelRegistry& r);
 void register_gradient_kernels(KernelRegistry& r);
 
