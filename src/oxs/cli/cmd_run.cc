@@ -1,7 +1,8 @@
 // `oxs run MODEL`: runs a model (or, for a .py file, an ONNX Script
 // function) with the reference evaluator (eval::Session) and prints every
 // output; with --trace, every node as it runs. Inputs come from .npy or
-// TensorProto .pb files, or are random (seeded) from the declared types.
+// TensorProto .pb files (sequences, optionals and maps as run_values.h
+// says), or are random (seeded) from the declared types.
 #include <fmt/core.h>
 
 #include <filesystem>
@@ -11,12 +12,11 @@
 #include <sstream>
 
 #include "oxs/cli/command.h"
-#include "oxs/eval/npy.h"
+#include "oxs/cli/run_values.h"
 #include "oxs/eval/session.h"
 #include "oxs/eval/summary.h"
 #include "oxs/ir/error.h"
 #include "oxs/onnx/model_io.h"
-#include "oxs/onnx/tensor_io.h"
 #include "oxs/script/compile.h"
 
 namespace oxs::cli {
@@ -29,6 +29,7 @@ struct RunArgs {
   std::vector<std::string> args;    // NAME=FILE or NAME=attribute value (.py)
   std::vector<std::string> dims;    // SYMBOL=N
   bool random = false;
+  int64_t seq_len = 2;
   uint64_t seed = 0;
   std::string output_dir;
   bool trace = false;
@@ -48,14 +49,6 @@ std::pair<std::string, std::string> split_assignment(const std::string& s, const
 bool ends_with(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() &&
          s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
-eval::Tensor read_tensor_file(const std::string& name, const std::string& path) {
-  if (ends_with(path, ".npy")) return eval::read_npy(path);
-  if (ends_with(path, ".pb"))
-    return eval::Tensor::from_ir(std::shared_ptr<const ir::Tensor>(onnx::load_tensor(path)));
-  throw Error(ErrorKind::Usage,
-              "input '" + name + "': '" + path + "' must be a .npy or a TensorProto .pb file");
 }
 
 // An attribute value from the command line: int, float, list of ints or
@@ -146,14 +139,7 @@ void write_outputs(const RunArgs& args, const std::vector<std::string>& names,
     std::string base =
         eval::file_safe_name(names[i].empty() ? "output_" + std::to_string(i) : names[i]);
     if (used[base]++) base += "_" + std::to_string(i);
-    std::string path = (std::filesystem::path(args.output_dir) / (base + ".npy")).string();
-    if (!outs[i].is_tensor()) {
-      fmt::print(stderr, "oxs: note: output '{}' is {}, not a tensor; not written\n", names[i],
-                 outs[i].describe());
-      continue;
-    }
-    eval::write_npy(path, outs[i].tensor());
-    fmt::print(stderr, "oxs: wrote {}\n", path);
+    write_output_value(args.output_dir, base, names[i], outs[i]);
   }
 }
 
@@ -184,7 +170,7 @@ int run_script(const RunArgs& args, eval::SessionOptions options) {
       throw Error(ErrorKind::Usage, "missing input '" + v->name() + "' of " + args.entry +
                                         "; give it with --arg " + v->name() + "=FILE.npy");
     }
-    inputs.emplace_back(read_tensor_file(v->name(), it->second));
+    inputs.push_back(read_input_value(v->name(), v->type(), it->second));
     given.erase(it);
   }
   std::vector<ir::Attr> attrs;
@@ -235,10 +221,17 @@ int run_model(const RunArgs& args) {
   }
   ir::Model model = onnx::load(args.model);
   std::map<std::string, eval::Value> feeds;
+  std::map<std::string, const ir::Value*> declared;
+  for (const ir::Value* in : model.graph->inputs()) declared[in->name()] = in;
   for (const auto& a : args.inputs) {
     auto [name, path] = split_assignment(a, "--input");
-    feeds[name] = read_tensor_file(name, path);
+    auto it = declared.find(name);
+    if (it == declared.end()) {
+      throw Error(ErrorKind::Usage, "the model has no input named '" + name + "'");
+    }
+    feeds[name] = read_input_value(name, it->second->type(), path);
   }
+  if (args.seq_len < 0) throw Error(ErrorKind::Usage, "--seq-len must not be negative");
   std::mt19937_64 rng(args.seed);
   for (const ir::Value* in : model.graph->inputs()) {
     if (feeds.count(in->name()) || in->const_value()) continue;
@@ -247,7 +240,7 @@ int run_model(const RunArgs& args) {
                                         in->type().to_string() + "); give it with --input " +
                                         in->name() + "=FILE.npy or use --random");
     }
-    feeds[in->name()] = eval::random_tensor(in->name(), in->type(), dims, rng);
+    feeds[in->name()] = eval::random_value(in->name(), in->type(), dims, rng, args.seq_len);
     fmt::print("input {}: {}\n", in->name(), eval::summarize(feeds[in->name()], args.values));
   }
   eval::Session session(model, std::move(options));
@@ -264,14 +257,20 @@ Run setup_run(CLI::App& app) {
   auto args = std::make_shared<RunArgs>();
   app.add_option("MODEL", args->model, "the .onnx model (or an ONNX Script .py file with -e)")
       ->required();
-  app.add_option("--input,-i", args->inputs, "NAME=FILE.npy or NAME=FILE.pb (repeatable)");
+  app.add_option("--input,-i", args->inputs,
+                 "NAME=FILE.npy or NAME=FILE.pb (repeatable); a sequence: NAME=A.npy,B.npy or "
+                 "NAME=[] or a SequenceProto .pb; an optional: NAME=none or a file; a map: "
+                 "NAME=FILE.json ({\"1\": 0.5}) or a MapProto .pb");
   app.add_option("--arg", args->args,
                  "for .py: NAME=FILE.npy for an input, NAME=VALUE for an attribute (repeatable)");
   app.add_option("-e,--entry", args->entry, "for .py: the function to run");
   app.add_flag("--random", args->random, "generate missing inputs from their declared types");
   app.add_option("--seed", args->seed, "seed for --random (default 0)");
+  app.add_option("--seq-len", args->seq_len, "length of random sequences for --random (default 2)");
   app.add_option("--dim", args->dims, "SYMBOL=N: size of a symbolic dimension for --random");
-  app.add_option("--output-dir,-o", args->output_dir, "write each output as DIR/<name>.npy");
+  app.add_option("--output-dir,-o", args->output_dir,
+                 "write each output as DIR/<name>.npy (a sequence: DIR/<name>/<i>.npy, a map: "
+                 "DIR/<name>.json)");
   app.add_flag("--trace", args->trace, "print every node as it runs");
   app.add_option("--trace-filter", args->trace_filter,
                  "trace only nodes with this op type, node name or output name (repeatable)");

@@ -74,16 +74,25 @@ std::string summarize(const Value& v, size_t n_values) {
       return os.str();
     }
     case Value::Kind::Sequence: {
+      // One line per element, as many as values are shown per tensor.
       std::string s = "seq[" + std::to_string(v.items().size()) + "]";
-      for (size_t i = 0; i < v.items().size() && i < 4; ++i) {
-        s += "\n    [" + std::to_string(i) + "] " + summarize(v.items()[i], n_values);
+      if (v.items().empty() && !v.elem_type().is_none()) s += " of " + v.elem_type().to_string();
+      size_t shown = std::max<size_t>(n_values, 1);
+      for (size_t i = 0; i < v.items().size() && i < shown; ++i) {
+        std::string item = summarize(v.items()[i], n_values);
+        for (size_t p = item.find('\n'); p != std::string::npos; p = item.find('\n', p + 1)) {
+          item.insert(p + 1, "  ");  // nested sequences indent further
+        }
+        s += "\n    [" + std::to_string(i) + "] " + item;
       }
-      if (v.items().size() > 4) s += "\n    ...";
+      if (v.items().size() > shown) {
+        s += "\n    ... (" + std::to_string(v.items().size() - shown) + " more)";
+      }
       return s;
     }
     case Value::Kind::Optional:
       return v.has_element() ? "optional(" + summarize(v.element(), n_values) + ")"
-                             : "optional(empty)";
+                             : "none (an empty optional)";
     case Value::Kind::Map:
       return v.describe() + " " + map_entries(v, n_values);
   }
