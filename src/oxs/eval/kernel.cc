@@ -166,6 +166,7 @@ const KernelRegistry& KernelRegistry::builtin() {
     register_ml_map_kernels(k);
     register_ml_basic_kernels(k);
     register_ml_tree_kernels(k);
+    register_ml_svm_kernels(k);
     register_gradient_kernels(k);
     return k;
   }();

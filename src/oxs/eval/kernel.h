@@ -164,6 +164,7 @@ void register_random_kernels(KernelRegistry& r);
 void register_ml_map_kernels(KernelRegistry& r);
 void register_ml_basic_kernels(KernelRegistry& r);
 void register_ml_tree_kernels(KernelRegistry& r);
+void register_ml_svm_kernels(KernelRegistry& r);
 void register_gradient_kernels(KernelRegistry& r);
 
 }  // namespace oxs::eval
