@@ -54,7 +54,8 @@ inline std::string compare(const Tensor& a, const Tensor& b, double rtol, double
     }
     double x = a.get_as_double(i), y = b.get_as_double(i);
     bool ok = ir::is_floating(a.dtype())
-                  ? (std::isnan(x) && std::isnan(y)) || std::abs(x - y) <= atol + rtol * std::abs(y)
+                  ? x == y || (std::isnan(x) && std::isnan(y)) ||
+                        std::abs(x - y) <= atol + rtol * std::abs(y)  // x == y: equal infinities
                   : x == y;
     if (!ok)
       return "element " + std::to_string(i) + ": " + std::to_string(x) + " vs ORT " +
