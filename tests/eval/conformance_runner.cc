@@ -13,10 +13,6 @@
 // With --fuzz every model instead runs on random inputs of its declared
 // types, of shapes grown by one and shrunk by one: it must end in success or an oxs::Error,
 // never a crash or another exception (exclusions do not apply).
-#include <onnx/onnx_pb.h>
-// after onnx_pb.h, which defines ONNX_API
-#include <onnx/onnx-data.pb.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -33,7 +29,7 @@
 #include "oxs/eval/summary.h"
 #include "oxs/ir/error.h"
 #include "oxs/onnx/model_io.h"
-#include "oxs/onnx/proto_convert.h"
+#include "oxs/onnx/value_io.h"
 #include "oxs/script/compile.h"
 #include "oxs/script/decompile.h"
 
@@ -46,54 +42,31 @@ using eval::Value;
 
 namespace {
 
-std::string read_file(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-Value tensor_value(::onnx::TensorProto& tp) {
-  oxs::onnx::FromProtoContext ctx;
-  return eval::Tensor::from_ir(
-      std::shared_ptr<const ir::Tensor>(oxs::onnx::tensor_from_proto(tp, ctx)));
-}
-
-Value from_optional(::onnx::OptionalProto& op);
-
-Value from_sequence(::onnx::SequenceProto& sp) {
-  std::vector<Value> items;
-  for (auto& t : *sp.mutable_tensor_values()) items.push_back(tensor_value(t));
-  for (auto& s : *sp.mutable_sequence_values()) items.push_back(from_sequence(s));
-  for (auto& o : *sp.mutable_optional_values()) items.push_back(from_optional(o));
-  return Value::sequence(std::move(items));
-}
-
-Value from_optional(::onnx::OptionalProto& op) {
-  if (op.has_tensor_value()) return Value::optional(tensor_value(*op.mutable_tensor_value()));
-  if (op.has_sequence_value()) return Value::optional(from_sequence(*op.mutable_sequence_value()));
-  if (op.has_optional_value()) return Value::optional(from_optional(*op.mutable_optional_value()));
-  return Value::optional(std::nullopt);
+// A value file of the test data, read through the onnx room (the same
+// reader `oxs run --input` uses), as an eval::Value.
+Value from_data(oxs::onnx::ValueData& d) {
+  using Kind = oxs::onnx::ValueData::Kind;
+  switch (d.kind) {
+    case Kind::Tensor:
+      return eval::Tensor::from_ir(std::shared_ptr<const ir::Tensor>(d.tensor));
+    case Kind::Sequence: {
+      std::vector<Value> items;
+      for (auto& e : d.items) items.push_back(from_data(e));
+      return Value::sequence(std::move(items));
+    }
+    case Kind::Optional:
+      if (d.items.empty()) return Value::optional(std::nullopt);
+      return Value::optional(from_data(d.items[0]));
+    case Kind::Map:
+      return Value::map(eval::Tensor::from_ir(*d.tensor), eval::Tensor::from_ir(*d.map_values));
+  }
+  return {};
 }
 
 // Parses a .pb as the proto kind the declared type calls for.
 Value read_value(const fs::path& p, const ir::Type& type) {
-  std::string bytes = read_file(p);
-  if (type.kind() == ir::Type::Kind::Sequence) {
-    ::onnx::SequenceProto sp;
-    if (!sp.ParseFromString(bytes))
-      throw Error(ErrorKind::Input, "bad SequenceProto " + p.string());
-    return from_sequence(sp);
-  }
-  if (type.kind() == ir::Type::Kind::Optional) {
-    ::onnx::OptionalProto op;
-    if (!op.ParseFromString(bytes))
-      throw Error(ErrorKind::Input, "bad OptionalProto " + p.string());
-    return from_optional(op);
-  }
-  ::onnx::TensorProto tp;
-  if (!tp.ParseFromString(bytes)) throw Error(ErrorKind::Input, "bad TensorProto " + p.string());
-  Value v = tensor_value(tp);
+  oxs::onnx::ValueData d = oxs::onnx::load_value(p.string(), type);
+  Value v = from_data(d);
   // A quirk of the test data: numpy has no bfloat16, so bfloat16 tensors
   // were written as uint16 holding the bits.
   if (type.is_tensor() && type.elem_type() == ir::DataType::BFloat16 &&
