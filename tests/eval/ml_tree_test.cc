@@ -31,6 +31,7 @@ struct Ensemble {
   int64_t targets = 1;
   std::string agg = "SUM";
   std::vector<float> base;
+  bool doubles = false;  // opset 3 nodes_values_as_tensor (double)
 };
 
 void set_attrs(ir::Node* n, const Ensemble& e) {
@@ -60,7 +61,16 @@ void set_attrs(ir::Node* n, const Ensemble& e) {
   n->set_attr(ir::Attr::of_ints("nodes_falsenodeids", no));
   n->set_attr(ir::Attr::of_ints("nodes_missing_value_tracks_true", miss));
   n->set_attr(ir::Attr::of_strings("nodes_modes", modes));
-  n->set_attr(ir::Attr::of_floats("nodes_values", vals));
+  if (e.doubles) {
+    std::vector<double> dv;
+    for (const TNode& t : e.nodes) dv.push_back(t.value);
+    n->set_attr(ir::Attr::of_tensor(
+        "nodes_values_as_tensor",
+        std::make_shared<ir::Tensor>(ir::Tensor::from<double>(
+            DataType::Double, {int64_t(dv.size())}, std::span<const double>(dv)))));
+  } else {
+    n->set_attr(ir::Attr::of_floats("nodes_values", vals));
+  }
   n->set_attr(ir::Attr::of_ints("target_treeids", wt));
   n->set_attr(ir::Attr::of_ints("target_nodeids", wn));
   n->set_attr(ir::Attr::of_ints("target_ids", wid));
@@ -70,14 +80,12 @@ void set_attrs(ir::Node* n, const Ensemble& e) {
   if (!e.base.empty()) n->set_attr(ir::Attr::of_floats("base_values", e.base));
 }
 
-// Runs TreeEnsembleRegressor on X[rows, cols]; `edit` may break attributes.
-Tensor run(const Ensemble& e, const std::vector<float>& x, int64_t cols,
-           const std::function<void(ir::Node*)>& edit = {}) {
+// Runs TreeEnsembleRegressor on X; `edit` may break attributes.
+Tensor run_x(const Ensemble& e, const Tensor& x, const std::function<void(ir::Node*)>& edit = {}) {
   ir::Model m;
-  m.opset_imports = {{"", 17}, {"ai.onnx.ml", 1}};
+  m.opset_imports = {{"", 17}, {"ai.onnx.ml", e.doubles ? 3 : 1}};
   ir::Graph& g = *m.graph;
-  int64_t rows = int64_t(x.size()) / cols;
-  ir::Value* in = g.add_input("X", ir::Type::tensor(DataType::Float));
+  ir::Value* in = g.add_input("X", ir::Type::tensor(x.dtype()));
   std::vector<ir::Value*> ins = {in};
   ir::Node* n = g.create_node("TreeEnsembleRegressor", ins);
   n->set_domain("ai.onnx.ml");
@@ -86,8 +94,15 @@ Tensor run(const Ensemble& e, const std::vector<float>& x, int64_t cols,
   if (edit) edit(n);
   g.add_output(n->output(0));
   Session s(m);
-  Tensor xt = Tensor::of<float>(DataType::Float, {rows, cols}, std::span<const float>(x));
-  return s.run({{"X", xt}})[0].tensor();
+  return s.run({{"X", x}})[0].tensor();
+}
+
+// X[rows, cols] as float.
+Tensor run(const Ensemble& e, const std::vector<float>& x, int64_t cols,
+           const std::function<void(ir::Node*)>& edit = {}) {
+  int64_t rows = int64_t(x.size()) / cols;
+  return run_x(e, Tensor::of<float>(DataType::Float, {rows, cols}, std::span<const float>(x)),
+               edit);
 }
 
 // The error message of running `e`, or "" if it ran.
@@ -263,6 +278,38 @@ TEST(MlTree, TwoTreesEveryModeAndAggregateMatchReference) {
       }
     }
   }
+}
+
+// Integer X (which ORT does not accept for the regressor) is compared like
+// the same values as floats.
+TEST(MlTree, IntegerInputsMatchTheSameValuesAsFloats) {
+  Ensemble e = small_tree();
+  e.nodes[0].value = 1;  // x0 <= 1: the boundary is hit by integer 1
+  std::vector<int64_t> xi = {0, 5, 0, 1, -1, 0, 2, -1, 0, 2, 0, 0, 3, 7, 1};
+  std::vector<float> xf(xi.begin(), xi.end());
+  std::vector<int32_t> x32(xi.begin(), xi.end());
+  Tensor want = run(e, xf, 3);
+  Tensor a = run_x(e, Tensor::of<int64_t>(DataType::Int64, {5, 3}, std::span<const int64_t>(xi)));
+  Tensor b = run_x(e, Tensor::of<int32_t>(DataType::Int32, {5, 3}, std::span<const int32_t>(x32)));
+  for (int64_t r = 0; r < 5; ++r) {
+    EXPECT_EQ(a.data<float>()[r], want.data<float>()[r]) << "int64 row " << r;
+    EXPECT_EQ(b.data<float>()[r], want.data<float>()[r]) << "int32 row " << r;
+    EXPECT_EQ(want.data<float>()[r], float(reference(e, xf.data() + r * 3)[0])) << "row " << r;
+  }
+}
+
+// With double thresholds (opset 3) a float input is compared in double: the
+// float nearest 0.1 is above the double 0.1, so it goes to the false child
+// (ORT rejects this model; comparing in float would send it to the true one).
+TEST(MlTree, DoubleThresholdsCompareFloatInputsInDouble) {
+  Ensemble e = small_tree();
+  e.doubles = true;
+  e.nodes[0].value = 0.1;
+  std::vector<float> x = {0.1f, 1, 0, 0.0999f, 1, 0};
+  Tensor y = run(e, x, 3);
+  EXPECT_EQ(y.data<float>()[0], float(reference(e, x.data())[0]));
+  EXPECT_EQ(y.data<float>()[0], 30.f);  // 0.1f > 0.1, then x1 = 1 is not < 0
+  EXPECT_EQ(y.data<float>()[1], 10.f);
 }
 
 }  // namespace
