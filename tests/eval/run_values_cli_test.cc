@@ -271,5 +271,33 @@ TEST_F(RunValuesCli, MapInputsFromJsonAndMapOutputsAsJson) {
   EXPECT_NE(far.out.find("outside [0, max_map=3)"), std::string::npos) << far.out;
 }
 
+TEST_F(RunValuesCli, OptionalOutputsPrintedAndWrittenOrNot) {
+  // E = Optional() of type float (empty), P = Optional(X).
+  ir::Model m;
+  m.opset_imports = {{"", 17}};
+  ir::Graph& g = *m.graph;
+  std::vector<ir::Value*> x{g.add_input("X", ir::Type::tensor(DataType::Float, ir::Shape{2}))};
+  ir::Node* e = g.create_node("Optional", std::vector<ir::Value*>{});
+  ir::Attr type("type", ir::AttrType::TypeProto);
+  type.tp = ir::Type::tensor(DataType::Float);
+  e->set_attr(std::move(type));
+  e->output(0)->set_name("E");
+  ir::Node* pn = g.create_node("Optional", x);
+  pn->output(0)->set_name("P");
+  g.add_output(e->output(0));
+  g.add_output(pn->output(0));
+  onnx::save(m, p("opt.onnx"));
+  Tensor in = Tensor::of<float>(DataType::Float, {2}, std::vector<float>{1.5f, -2.0f});
+  write_npy(p("x.npy"), in);
+  Result r = oxs("run " + p("opt.onnx") + " --input X=" + p("x.npy") + " --output-dir " + p("out"));
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("E: none (an empty optional)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("P: optional(" + summarize(in) + ")"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("output 'E' is an empty optional; nothing written"), std::string::npos)
+      << r.out;
+  EXPECT_FALSE(fs::exists(p("out/E.npy")));
+  expect_same_tensor(read_npy(p("out/P.npy")), in, "P");
+}
+
 }  // namespace
 }  // namespace oxs::eval
