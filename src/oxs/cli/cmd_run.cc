@@ -125,8 +125,12 @@ void print_trace(const eval::TraceEvent& e, const RunArgs& args) {
   std::string indent(size_t(e.depth) * 2, ' ');
   for (size_t i = 0; i < e.outputs.size(); ++i) {
     if (!n.output(i)) continue;
-    fmt::print("{}  -> {}: {}\n", indent, n.output(i)->name(),
-               eval::summarize(e.outputs[i], args.values));
+    // Lines of a sequence's elements follow the node's indentation.
+    std::string text = eval::summarize(e.outputs[i], args.values);
+    for (size_t p = text.find('\n'); p != std::string::npos; p = text.find('\n', p + 1)) {
+      text.insert(p + 1, indent);
+    }
+    fmt::print("{}  -> {}: {}\n", indent, n.output(i)->name(), text);
   }
 }
 
