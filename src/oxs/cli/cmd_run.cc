@@ -235,7 +235,9 @@ int run_model(const RunArgs& args) {
     }
     feeds[name] = read_input_value(name, it->second->type(), path);
   }
-  if (args.seq_len < 0) throw Error(ErrorKind::Usage, "--seq-len must not be negative");
+  if (args.seq_len < 0 || args.seq_len > (int64_t{1} << 20)) {
+    throw Error(ErrorKind::Usage, "--seq-len must be between 0 and 1048576");
+  }
   std::mt19937_64 rng(args.seed);
   for (const ir::Value* in : model.graph->inputs()) {
     if (feeds.count(in->name()) || in->const_value()) continue;
