@@ -379,5 +379,39 @@ TEST(OrtMlBasic, LinearRegressor) {
   // the other input types.
 }
 
+// Repeated keys (LabelEncoder keeps the first entry, CategoryMapper the
+// last, as ORT), a NaN key (matches nothing), a negative row maximum.
+TEST(OrtMlBasic, RepeatedKeysNanKeysNegativeMax) {
+  float nan = std::numeric_limits<float>::quiet_NaN();
+  check_ml(
+      "LabelEncoder", ints({4}, {1, 2, 3, 4}),
+      [](ir::Node* n) {
+        n->set_attr(ir::Attr::of_ints("keys_int64s", {1, 2, 1}));
+        n->set_attr(ir::Attr::of_ints("values_int64s", {10, 20, 30}));
+      },
+      "le_repeated_key", 2);
+  check_ml(
+      "LabelEncoder", floats({3}, {nan, 1, 2}),
+      [&](ir::Node* n) {
+        n->set_attr(ir::Attr::of_floats("keys_floats", {nan, 1}));
+        n->set_attr(ir::Attr::of_ints("values_int64s", {10, 20}));
+      },
+      "le_nan_key", 2);
+  auto dup = [](ir::Node* n) {
+    n->set_attr(ir::Attr::of_strings("cats_strings", {"a", "a", "b"}));
+    n->set_attr(ir::Attr::of_ints("cats_int64s", {1, 2, 2}));
+  };
+  check_ml("CategoryMapper", strings({3}, {"a", "b", "c"}), dup, "catmap_repeated_s2i");
+  check_ml("CategoryMapper", ints({3}, {1, 2, 3}), dup, "catmap_repeated_i2s");
+  check_ml(
+      "Normalizer", floats({2, 2}, {-1, -2, 0, 0}),
+      [](ir::Node* n) { n->set_attr(ir::Attr::of_string("norm", "MAX")); }, "normalizer_neg");
+  ir::Model m = single_op("ArrayFeatureExtractor",
+                          {tensor_type(DataType::Int64, {5}), tensor_type(DataType::Int64, {2})},
+                          17, {}, 1, kMl, 1);
+  check_against_ort(m, "afe_int64_1d",
+                    {.feeds = {{"in0", ints({5}, {9, 8, 7, 6, 5})}, {"in1", ints({2}, {4, 0})}}});
+}
+
 }  // namespace
 }  // namespace oxs::eval

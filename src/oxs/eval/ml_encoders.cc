@@ -78,14 +78,21 @@ T* mutable_elems(Tensor& t) {
   }
 }
 
-// Y[i] = values[index of X[i] in keys], or `def` when absent. Later
-// duplicates of a key are ignored (the first entry wins).
+// Y[i] = values[index of X[i] in keys], or `def` when absent. A repeated
+// key maps to its first entry, or its last with `last_wins` (ORT:
+// LabelEncoder keeps the first, CategoryMapper the last).
 template <class K, class V>
 void lookup(KernelContext& ctx, const Tensor& x, const std::vector<K>& keys,
-            const std::vector<V>& values, const V& def, DataType out_type) {
+            const std::vector<V>& values, const V& def, DataType out_type, bool last_wins = false) {
   std::unordered_map<K, size_t> index;
   index.reserve(keys.size());
-  for (size_t k = 0; k < keys.size(); ++k) index.emplace(keys[k], k);
+  for (size_t k = 0; k < keys.size(); ++k) {
+    if (last_wins) {
+      index[keys[k]] = k;
+    } else {
+      index.emplace(keys[k], k);
+    }
+  }
   Tensor& y = ctx.alloc_output(0, out_type, x.dims());
   const K* in = elems<K>(x);
   V* out = mutable_elems<V>(y);
@@ -218,10 +225,11 @@ void category_mapper(KernelContext& ctx) {
   }
   if (x.dtype() == DataType::String) {
     lookup<std::string, int64_t>(ctx, x, strings, ints, ctx.attr_int("default_int64", -1),
-                                 DataType::Int64);
+                                 DataType::Int64, true);
   } else {
     lookup<int64_t, std::string>(ctx, x, ints, strings,
-                                 ctx.attr_string("default_string", "_Unused"), DataType::String);
+                                 ctx.attr_string("default_string", "_Unused"), DataType::String,
+                                 true);
   }
 }
 
