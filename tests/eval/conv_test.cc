@@ -211,6 +211,9 @@ std::vector<Case> cases() {
        {2, 2},
        {},
        {1, 1, 1, 1}},
+      // Over 2048 output positions and 256 rows of im2col: several packed
+      // blocks of the AVX-512 GEMM, block edges inside an output row.
+      {"several GEMM blocks", {1, 32, 48, 47}, {5, 32, 3, 3}, 1, {}, {}, {1, 1, 1, 1}},
       {"1-D", {2, 3, 17}, {4, 3, 3}, 1, {}, {}, {1, 1}},
       {"1-D strided dilated", {1, 2, 20}, {3, 2, 4}, 1, {3}, {2}, {2, 0}},
       {"1-D depthwise", {1, 4, 12}, {4, 1, 5}, 4, {2}, {}, {2, 2}},

@@ -7,7 +7,9 @@
 //   - pointwise (1x1.., stride 1, no pads): X itself is the GEMM operand;
 //   - depthwise (one input channel per group, float/double): a direct loop,
 //     instead of one tiny GEMM per channel;
-//   - rank <= 3: im2col into a reused per-thread buffer, a band of output
+//   - rank <= 3, float, AVX-512 SGEMM in use: the im2col matrix is built
+//     straight into the GEMM's packed panels (Im2colRows);
+//   - rank <= 3 otherwise: im2col into a reused per-thread buffer, a band of output
 //     rows at a time (so the buffer stays small and cache-warm), with whole
 //     zero rows / row-wise copies and no bounds checks in the interior;
 //   - rank > 3: a generic im2col over the whole output.
@@ -184,6 +186,17 @@ void depthwise(const T* xc, const T* wj, const Geom3& g, T* y) {
   }
 }
 
+// The im2col matrix of one group as a RowSource (gemm.h): row p = (channel,
+// kz, ky, kx), column j = output position; fill() (conv_pack_avx512.cc,
+// AVX-512 code, so only called by sgemm_avx512_rows) writes it straight into
+// the GEMM's packed panels, so no im2col buffer is written and read back.
+struct Im2colRows {
+  const float* x;  // the group's first input channel
+  Geom3 g;
+  static void fill(const void* self, int64_t p, int64_t j0, int64_t len, float* dst,
+                   int64_t stride);
+};
+
 // Bytes of im2col buffer per GEMM: a band of output rows this large keeps
 // the buffer in L2 while OpenBLAS packs it.
 inline constexpr int64_t kColBandBytes = int64_t(1) << 20;
@@ -218,6 +231,16 @@ void conv_forward(const T* x, const T* w, T* y, int64_t n, int64_t c, int64_t m,
       if (cg == 1 && group > 1 && win.rank() <= 3) {
         Geom3 g3 = geom3(win);
         for (int64_t j = 0; j < m; ++j) depthwise(xb + (j / mg) * in_n, w + j * K, g3, yb + j * P);
+        continue;
+      }
+    }
+    if constexpr (std::is_same_v<T, float>) {
+      if (win.rank() <= 3 && gemm_f32_uses_avx512(mg, P, CK)) {
+        for (int64_t g = 0; g < group; ++g) {
+          Im2colRows src{xb + g * cg * in_n, geom3(win)};
+          sgemm_avx512_rows(mg, P, CK, w + g * mg * CK, CK, RowSource{&src, &Im2colRows::fill},
+                            1.0f, yb + g * mg * P, P);
+        }
         continue;
       }
     }

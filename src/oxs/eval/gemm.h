@@ -1,6 +1,7 @@
 // C = alpha * op(A) * op(B) + beta * C (row-major) for every element type:
-// OpenBLAS (or an AVX-512 kernel, see below) for float and double, plain loops (accumulating in the
-// compute type, wrapping integers) for the rest. Shared by MatMul, Gemm and Conv.
+// OpenBLAS (or an AVX-512 kernel, see below) for float and double, plain
+// loops (accumulating in the compute type, wrapping integers) for the rest.
+// Shared by MatMul, Gemm and Conv.
 #pragma once
 
 #include <cstdint>
@@ -16,6 +17,20 @@ namespace oxs::eval {
 bool sgemm_avx512_supported();
 void sgemm_avx512(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
                   int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc);
+// Whether gemm_f32 would call sgemm_avx512 for this product.
+bool gemm_f32_uses_avx512(int64_t m, int64_t n, int64_t k);
+
+// A right operand B [k, n] that is not stored anywhere (Conv's im2col
+// matrix): fill(self, p, j0, len, dst, stride) writes B(p, j0 + q) for q in
+// [0, len) to dst[(q / 32) * stride + q % 32] (the packed panel layout).
+struct RowSource {
+  const void* self;
+  void (*fill)(const void* self, int64_t p, int64_t j0, int64_t len, float* dst, int64_t stride);
+};
+// C = A [m, k] (row-major, lda) x B + beta * C, beta 0 or 1, with the
+// AVX-512 kernel; B is built while packing, never stored whole.
+void sgemm_avx512_rows(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda,
+                       const RowSource& b, float beta, float* c, int64_t ldc);
 
 void gemm_f32(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
               int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc);

@@ -13,12 +13,10 @@
 
 namespace oxs::eval {
 
-namespace {
-
 // Whether sgemm_avx512 should replace OpenBLAS for this product: the CPU has
 // AVX-512, the user did not opt out, and OpenBLAS would not spread the work
 // over threads (it runs one, or the product is too small to be split).
-bool use_own_sgemm(int64_t m, int64_t n, int64_t k) {
+bool gemm_f32_uses_avx512(int64_t m, int64_t n, int64_t k) {
   static const bool enabled = [] {
     const char* e = std::getenv("OXS_SGEMM");
     return sgemm_avx512_supported() && !(e && std::string_view(e) == "openblas");
@@ -27,12 +25,10 @@ bool use_own_sgemm(int64_t m, int64_t n, int64_t k) {
   return openblas_get_num_threads() == 1 || double(m) * double(n) * double(k) <= double(1 << 21);
 }
 
-}  // namespace
-
 void gemm_f32(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
               int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
   if (m == 0 || n == 0) return;
-  if (use_own_sgemm(m, n, k))
+  if (gemm_f32_uses_avx512(m, n, k))
     return sgemm_avx512(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
   if (k == 0) {
     for (int64_t i = 0; i < m; ++i) {

@@ -2,7 +2,8 @@
 // Debian's OpenBLAS 0.3.21 does not recognise newer AVX-512 CPUs (AMD Zen 4/5)
 // and runs its AVX2 (Haswell) kernel there, at half the FMA width. This is
 // the textbook blocked GEMM (BLIS loop order): B is packed in panels of NR
-// columns (kept in L1 by the micro-kernel), A in panels of MR rows (L2), and
+// columns (kept in L1 by the micro-kernel), A in panels of MR rows (L2; once
+// per call when it is small), and
 // an 8x32 register tile is accumulated with 512-bit FMAs. Edges are packed
 // with zeros and stored with masks. Compiled for AVX-512 by function
 // attribute only; callers check sgemm_avx512_supported() first.
@@ -22,7 +23,10 @@ namespace {
 constexpr int64_t MR = 8, NR = 32;  // register tile: 8 rows x 2 vectors
 constexpr int64_t KC = 256;         // depth of a packed block
 constexpr int64_t MC = 128;         // rows of A per packed block (L2)
-constexpr int64_t NC = 2048;        // columns of B per packed block
+constexpr int64_t NC = 512;         // columns of B per packed block (L2)
+// A is packed once per call (not once per block of B's columns) when it
+// takes at most this many floats, as Conv's weights and most MatMuls' do.
+constexpr int64_t kPackOnce = int64_t(1) << 20;
 
 struct FreeDeleter {
   void operator()(float* p) const { std::free(p); }
@@ -40,50 +44,86 @@ float* pack_buffer(int which) {
   return bufs[which].get();
 }
 
+// A per-thread buffer for all of A, packed (up to kPackOnce floats).
+float* whole_a_buffer() {
+  thread_local std::unique_ptr<float, FreeDeleter> buf;
+  if (!buf) {
+    void* p = std::aligned_alloc(64, size_t(kPackOnce) * sizeof(float));
+    if (!p) throw std::bad_alloc();
+    buf.reset(static_cast<float*>(p));
+  }
+  return buf.get();
+}
+
 // Ap[panel][kk][i] = alpha * A(i0 + panel*MR + i, p0 + kk), zero past row m.
 void pack_a(bool ta, const float* a, int64_t lda, int64_t i0, int64_t mc, int64_t p0, int64_t kc,
             float alpha, float* ap) {
   for (int64_t ir = 0; ir < mc; ir += MR) {
     const int64_t rows = std::min(MR, mc - ir);
     float* dst = ap + ir * kc;
-    for (int64_t kk = 0; kk < kc; ++kk) {
-      for (int64_t i = 0; i < MR; ++i) {
-        float v = 0;
-        if (i < rows) {
-          int64_t row = i0 + ir + i, col = p0 + kk;
-          v = alpha * (ta ? a[col * lda + row] : a[row * lda + col]);
-        }
-        dst[kk * MR + i] = v;
+    if (rows < MR) std::fill_n(dst, kc * MR, 0.0f);
+    for (int64_t i = 0; i < rows; ++i) {
+      const int64_t row = i0 + ir + i;
+      if (!ta) {
+        const float* src = a + row * lda + p0;
+        for (int64_t kk = 0; kk < kc; ++kk) dst[kk * MR + i] = alpha * src[kk];
+      } else {
+        const float* src = a + p0 * lda + row;
+        for (int64_t kk = 0; kk < kc; ++kk) dst[kk * MR + i] = alpha * src[kk * lda];
       }
     }
   }
 }
 
-// Bp[panel][kk][j] = B(p0 + kk, j0 + panel*NR + j), zero past column n.
-__attribute__((target("avx512f"))) void pack_b(bool tb, const float* b, int64_t ldb, int64_t p0,
-                                               int64_t kc, int64_t j0, int64_t nc, float* bp) {
-  for (int64_t jr = 0; jr < nc; jr += NR) {
-    const int64_t cols = std::min(NR, nc - jr);
-    float* dst = bp + jr * kc;
-    if (!tb) {
-      const __mmask16 m0 = cols >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << cols) - 1);
-      const __mmask16 m1 = cols >= 32  ? __mmask16(0xFFFF)
-                           : cols > 16 ? __mmask16((1u << (cols - 16)) - 1)
-                                       : 0;
-      for (int64_t kk = 0; kk < kc; ++kk) {
-        const float* src = b + (p0 + kk) * ldb + j0 + jr;
-        _mm512_store_ps(dst + kk * NR, _mm512_maskz_loadu_ps(m0, src));
-        _mm512_store_ps(dst + kk * NR + 16, _mm512_maskz_loadu_ps(m1, src + 16));
-      }
-    } else {
-      for (int64_t kk = 0; kk < kc; ++kk) {
-        for (int64_t j = 0; j < NR; ++j) {
-          dst[kk * NR + j] = j < cols ? b[(j0 + jr + j) * ldb + p0 + kk] : 0.0f;
+// The masks of the two vectors of a tile row holding `cols` (1..32) columns.
+inline __mmask16 mask_lo(int64_t cols) {
+  return cols >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << cols) - 1);
+}
+inline __mmask16 mask_hi(int64_t cols) {
+  return cols >= 32 ? __mmask16(0xFFFF) : cols > 16 ? __mmask16((1u << (cols - 16)) - 1) : 0;
+}
+
+// Packs a block of a stored B: Bp[panel][kk][j] = B(p0 + kk, j0 + panel*NR + j),
+// zero past column nc.
+struct MatrixB {
+  bool tb;
+  const float* b;
+  int64_t ldb;
+  __attribute__((target("avx512f"))) void pack(int64_t p0, int64_t kc, int64_t j0, int64_t nc,
+                                               float* bp) const {
+    for (int64_t jr = 0; jr < nc; jr += NR) {
+      const int64_t cols = std::min(NR, nc - jr);
+      float* dst = bp + jr * kc;
+      if (!tb) {
+        const __mmask16 m0 = mask_lo(cols), m1 = mask_hi(cols);
+        for (int64_t kk = 0; kk < kc; ++kk) {
+          const float* src = b + (p0 + kk) * ldb + j0 + jr;
+          _mm512_store_ps(dst + kk * NR, _mm512_maskz_loadu_ps(m0, src));
+          _mm512_store_ps(dst + kk * NR + 16, _mm512_maskz_loadu_ps(m1, src + 16));
+        }
+      } else {
+        for (int64_t kk = 0; kk < kc; ++kk) {
+          for (int64_t j = 0; j < NR; ++j) {
+            dst[kk * NR + j] = j < cols ? b[(j0 + jr + j) * ldb + p0 + kk] : 0.0f;
+          }
         }
       }
     }
   }
-}
+};
+
+// Packs a block of a B that a RowSource produces row by row.
+struct SourceB {
+  const RowSource& src;
+  void pack(int64_t p0, int64_t kc, int64_t j0, int64_t nc, float* bp) const {
+    for (int64_t kk = 0; kk < kc; ++kk) src.fill(src.self, p0 + kk, j0, nc, bp + kk * NR, kc * NR);
+    if (int64_t tail = nc % NR) {  // zero the last panel past column nc
+      float* last = bp + (nc - tail) * kc;
+      for (int64_t kk = 0; kk < kc; ++kk)
+        std::fill(last + kk * NR + tail, last + (kk + 1) * NR, 0.0f);
+    }
+  }
+};
 
 // C[rows, cols] (+)= Ap-panel x Bp-panel over kc; `overwrite` ignores the
 // old C (beta = 0 on the first depth block).
@@ -119,6 +159,50 @@ __attribute__((target("avx512f"))) void micro_kernel(int64_t kc, const float* ap
   }
 }
 
+// The BLIS loop nest over packed blocks; B comes from `pb` (MatrixB or
+// SourceB). beta is 0 or 1 here.
+template <class PackB>
+void blocked(int64_t m, int64_t n, int64_t k, float alpha, bool ta, const float* a, int64_t lda,
+             const PackB& pb, float beta, float* c, int64_t ldc) {
+  float* bp = pack_buffer(1);
+  // All of A packed up front: block (pc, ic) at whole + pc * m_pad + ic * kc.
+  const int64_t m_pad = (m + MR - 1) / MR * MR;
+  float* whole = m_pad * k <= kPackOnce ? whole_a_buffer() : nullptr;
+  for (int64_t pc = 0; whole && pc < k; pc += KC) {
+    pack_a(ta, a, lda, 0, m, pc, std::min(KC, k - pc), alpha, whole + pc * m_pad);
+  }
+  float* ap = whole ? nullptr : pack_buffer(0);
+  for (int64_t jc = 0; jc < n; jc += NC) {
+    const int64_t nc = std::min(NC, n - jc);
+    for (int64_t pc = 0; pc < k; pc += KC) {
+      const int64_t kc = std::min(KC, k - pc);
+      const bool overwrite = pc == 0 && beta == 0;
+      pb.pack(pc, kc, jc, nc, bp);
+      for (int64_t ic = 0; ic < m; ic += MC) {
+        const int64_t mc = std::min(MC, m - ic);
+        if (whole) {
+          ap = whole + pc * m_pad + ic * kc;
+        } else {
+          pack_a(ta, a, lda, ic, mc, pc, kc, alpha, ap);
+        }
+        for (int64_t jr = 0; jr < nc; jr += NR) {
+          for (int64_t ir = 0; ir < mc; ir += MR) {
+            micro_kernel(kc, ap + ir * kc, bp + jr * kc, c + (ic + ir) * ldc + jc + jr, ldc,
+                         std::min(MR, mc - ir), std::min(NR, nc - jr), overwrite);
+          }
+        }
+      }
+    }
+  }
+}
+
+// C = beta * C for the cases the blocked loop does not cover.
+void scale_c(int64_t m, int64_t n, float beta, float* c, int64_t ldc) {
+  for (int64_t i = 0; i < m; ++i) {
+    for (int64_t j = 0; j < n; ++j) c[i * ldc + j] = beta == 0 ? 0.0f : beta * c[i * ldc + j];
+  }
+}
+
 }  // namespace
 
 bool sgemm_avx512_supported() {
@@ -129,37 +213,19 @@ bool sgemm_avx512_supported() {
 void sgemm_avx512(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
                   int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
   if (m <= 0 || n <= 0) return;
-  if (beta != 0 && beta != 1) {
-    for (int64_t i = 0; i < m; ++i) {
-      for (int64_t j = 0; j < n; ++j) c[i * ldc + j] *= beta;
-    }
+  if (k <= 0 || (beta != 0 && beta != 1)) {
+    scale_c(m, n, beta, c, ldc);
+    if (k <= 0) return;
+    beta = 1;
   }
-  if (k <= 0) {
-    if (beta == 0) {
-      for (int64_t i = 0; i < m; ++i) std::fill_n(c + i * ldc, n, 0.0f);
-    }
-    return;
-  }
-  float* ap = pack_buffer(0);
-  float* bp = pack_buffer(1);
-  for (int64_t jc = 0; jc < n; jc += NC) {
-    const int64_t nc = std::min(NC, n - jc);
-    for (int64_t pc = 0; pc < k; pc += KC) {
-      const int64_t kc = std::min(KC, k - pc);
-      const bool overwrite = pc == 0 && beta == 0;
-      pack_b(tb, b, ldb, pc, kc, jc, nc, bp);
-      for (int64_t ic = 0; ic < m; ic += MC) {
-        const int64_t mc = std::min(MC, m - ic);
-        pack_a(ta, a, lda, ic, mc, pc, kc, alpha, ap);
-        for (int64_t jr = 0; jr < nc; jr += NR) {
-          for (int64_t ir = 0; ir < mc; ir += MR) {
-            micro_kernel(kc, ap + ir * kc, bp + jr * kc, c + (ic + ir) * ldc + jc + jr, ldc,
-                         std::min(MR, mc - ir), std::min(NR, nc - jr), overwrite);
-          }
-        }
-      }
-    }
-  }
+  blocked(m, n, k, alpha, ta, a, lda, MatrixB{tb, b, ldb}, beta, c, ldc);
+}
+
+void sgemm_avx512_rows(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda,
+                       const RowSource& b, float beta, float* c, int64_t ldc) {
+  if (m <= 0 || n <= 0) return;
+  if (k <= 0) return scale_c(m, n, beta, c, ldc);
+  blocked(m, n, k, 1.0f, false, a, lda, SourceB{b}, beta, c, ldc);
 }
 
 }  // namespace oxs::eval
