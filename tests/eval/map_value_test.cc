@@ -140,10 +140,10 @@ const ir::Type kMapStrD = ir::Type::map(DataType::String, ir::Type::tensor(DataT
 TEST(MapValue, DictVectorizerInt64KeysFollowsTheVocabulary) {
   Tensor keys = vec<int64_t>(DataType::Int64, {5, 2, 99, 8});
   Tensor vals = vec<float>(DataType::Float, {1.5f, -2.0f, 7.0f, 0.25f});
-  std::vector<int64_t> vocab{8, 1, 2, 5};
+  std::vector<int64_t> vocab{8, 1, 2, 5, 2};  // a repeated key fills both slots
   Value y = run_ml("DictVectorizer", Value::map(keys, vals), kMapI64F,
                    [&](ir::Node* n) { n->set_attr(ir::Attr::of_ints("int64_vocabulary", vocab)); });
-  ASSERT_EQ(y.tensor().dims(), (Dims{1, 4}));
+  ASSERT_EQ(y.tensor().dims(), (Dims{1, 5}));
   // Each vocabulary slot holds the value of its key, or 0; key 99 is not in
   // the vocabulary and is ignored.
   for (size_t k = 0; k < vocab.size(); ++k) {
@@ -153,7 +153,8 @@ TEST(MapValue, DictVectorizerInt64KeysFollowsTheVocabulary) {
     }
     EXPECT_EQ(y.tensor().data<float>()[k], want) << "slot " << k;
   }
-  EXPECT_EQ(y.tensor().data<float>()[1], 0.0f);  // key 1 absent from the map
+  EXPECT_EQ(y.tensor().data<float>()[1], 0.0f);   // key 1 absent from the map
+  EXPECT_EQ(y.tensor().data<float>()[4], -2.0f);  // the second slot of key 2
 }
 
 TEST(MapValue, DictVectorizerStringKeys) {

@@ -98,23 +98,26 @@ void dict_vectorizer(KernelContext& ctx) {
     ctx.fail("map values must be float, double, int64 or string, not " +
              std::string(ir::dtype_name(vt)));
   }
+  // Slot k takes the value of key vocabulary[k]: a vocabulary may repeat a
+  // key (ONNX Runtime fills every such slot), a repeated map key keeps its
+  // last value.
   if (has_ints) {
     auto vocab = ctx.attr_ints("int64_vocabulary");
-    std::unordered_map<int64_t, int64_t> index;
-    for (size_t k = 0; k < vocab.size(); ++k) index.emplace(vocab[k], int64_t(k));
+    std::unordered_map<int64_t, int64_t> entry;
+    for (int64_t i = 0; i < keys.numel(); ++i) entry[keys.data<int64_t>()[i]] = i;
     Tensor& y = ctx.alloc_output(0, vt, {1, int64_t(vocab.size())});
-    for (int64_t i = 0; i < keys.numel(); ++i) {
-      auto it = index.find(keys.data<int64_t>()[i]);
-      if (it != index.end()) copy_element(vals, i, y, it->second);
+    for (size_t k = 0; k < vocab.size(); ++k) {
+      auto it = entry.find(vocab[k]);
+      if (it != entry.end()) copy_element(vals, it->second, y, int64_t(k));
     }
   } else {
     auto vocab = ctx.attr_strings("string_vocabulary");
-    std::unordered_map<std::string, int64_t> index;
-    for (size_t k = 0; k < vocab.size(); ++k) index.emplace(vocab[k], int64_t(k));
+    std::unordered_map<std::string, int64_t> entry;
+    for (int64_t i = 0; i < keys.numel(); ++i) entry[keys.strings()[size_t(i)]] = i;
     Tensor& y = ctx.alloc_output(0, vt, {1, int64_t(vocab.size())});
-    for (int64_t i = 0; i < keys.numel(); ++i) {
-      auto it = index.find(keys.strings()[size_t(i)]);
-      if (it != index.end()) copy_element(vals, i, y, it->second);
+    for (size_t k = 0; k < vocab.size(); ++k) {
+      auto it = entry.find(vocab[k]);
+      if (it != entry.end()) copy_element(vals, it->second, y, int64_t(k));
     }
   }
 }
