@@ -3,7 +3,9 @@
 #include <fmt/core.h>
 #include <unistd.h>
 
+#include <array>
 #include <cerrno>
+#include <charconv>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -265,6 +267,12 @@ std::string map_to_json(const eval::Value& map) {
       j[key] = v.strings()[size_t(i)];
     } else if (v.dtype() == ir::DataType::Int64) {
       j[key] = v.data<int64_t>()[i];
+    } else if (v.dtype() == ir::DataType::Float) {
+      // The shortest text that reads back as the same float, not the
+      // double's 17 digits.
+      std::array<char, 32> buf{};
+      auto res = std::to_chars(buf.data(), buf.data() + buf.size(), v.data<float>()[i]);
+      j[key] = std::strtod(std::string(buf.data(), res.ptr).c_str(), nullptr);
     } else {
       j[key] = v.get_as_double(i);
     }
