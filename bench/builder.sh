@@ -35,7 +35,8 @@ section=$(mktemp)
   echo "Sub(y, x) and Reshape; every 1000 nodes the Reshape target is computed as"
   echo "Concat(Gather(Shape(y), [0]), [64]) (data propagation keeps it [N,64]). Every node is"
   echo "checked against its schema and inferred when created; \`build\` includes finish()"
-  echo "(cleanups and the IR verifier). \`load\` is oxs::onnx::load of the saved file and"
+  echo "(cleanups and the IR verifier); \`ir::verify\` is one more verifier pass over the built model"
+  echo "on its own. \`load\` is oxs::onnx::load of the saved file and"
   echo "\`infer::run\` whole-model inference of the loaded model, in the same process."
   echo
   echo "Command: \`$BIN N $OUT\` for N in 10000 100000 1000000."
@@ -45,8 +46,8 @@ section=$(mktemp)
   echo "inferring every node costs. Heap figures come from mallinfo2 and include freed chunks"
   echo "parked in malloc's caches, so read them as approximate."
   echo
-  echo "| nodes | build CPU (wall) | build CPU/node | nodes/s (CPU) | build plain CPU/node | built model heap/node | load CPU (wall) | load CPU/node | loaded model heap/node | infer::run CPU/node | + types heap/node |"
-  echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+  echo "| nodes | build CPU (wall) | build CPU/node | nodes/s (CPU) | build plain CPU/node | built model heap/node | ir::verify CPU/node | load CPU (wall) | load CPU/node | loaded model heap/node | infer::run CPU/node | + types heap/node |"
+  echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
   for n in 10000 100000 1000000; do
     best=""
     bestcpu=""
@@ -59,11 +60,12 @@ section=$(mktemp)
     l=$(echo "$best" | grep '^load ')
     i=$(echo "$best" | grep '^infer_run ')
     p=$(echo "$best" | grep '^build_plain ')
+    v=$(echo "$best" | grep '^verify ')
     per_node() { awk "BEGIN{printf \"%.0f\", $(echo "$1" | field heap_mb) * 1048576 / $n}"; }
-    printf '| %s | %s s (%s s) | %s ns | %s | %s ns | %s B | %s s (%s s) | %s ns | %s B | %s ns | %s B |\n' "$n" \
+    printf '| %s | %s s (%s s) | %s ns | %s | %s ns | %s B | %s ns | %s s (%s s) | %s ns | %s B | %s ns | %s B |\n' "$n" \
       "$(echo "$b" | field cpu_s)" "$(echo "$b" | field wall_s)" "$(echo "$b" | field ns_per_node)" \
       "$(awk "BEGIN{printf \"%.0f\", $n / $(echo "$b" | field cpu_s)}")" \
-      "$(echo "$p" | field ns_per_node)" "$(per_node "$b")" \
+      "$(echo "$p" | field ns_per_node)" "$(per_node "$b")" "$(echo "$v" | field ns_per_node)" \
       "$(echo "$l" | field cpu_s)" "$(echo "$l" | field wall_s)" "$(echo "$l" | field ns_per_node)" \
       "$(per_node "$l")" "$(echo "$i" | field ns_per_node)" "$(per_node "$i")"
   done

@@ -1,6 +1,7 @@
 // Builder benchmark driver (bench/builder.sh runs it): builds an n-node graph
 // through the Builder with checks and inference on, saves it, then loads the
-// same file and runs whole-model inference on it, in the same process. One
+// same file and runs whole-model inference on it, in the same process; the
+// built model is also verified once more on its own (ir::verify). One
 // machine-readable line per phase:
 //   <phase> nodes=<n> wall_s=<s> cpu_s=<s> ns_per_node=<cpu ns> rss_mb=<delta>
 //   ... heap_mb=<delta of malloc'd bytes in use> rss_mb=<delta of resident>
@@ -16,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "oxs/ir/verifier.h"
 #include "oxs/onnx/model_io.h"
 #include "oxs/opsets.h"
 
@@ -124,6 +126,14 @@ int main(int argc, char** argv) try {
     build_phase.report();
     if (m.graph->num_nodes() != n) {
       std::fprintf(stderr, "built %zu nodes, expected %zu\n", m.graph->num_nodes(), n);
+      return 1;
+    }
+    // ir::verify alone (finish() already ran it once, inside `build`).
+    Phase verify_phase{"verify", n};
+    const auto issues = oxs::ir::verify(m);
+    verify_phase.report();
+    if (!issues.empty()) {
+      std::fprintf(stderr, "verify: %s: %s\n", issues[0].where.c_str(), issues[0].message.c_str());
       return 1;
     }
     Phase save_phase{"save", n};

@@ -220,6 +220,38 @@ TEST(Infer, FunctionsAreInferredThroughTheirBodies) {
   EXPECT_EQ(call4->output(0)->type().to_string(), "double[6,20]");
 }
 
+// One inferencer while the model's functions are renamed, removed and
+// replaced: each call resolves to the function the model has right now.
+TEST(Infer, InferencerFollowsFunctionRenamesAndReplacements) {
+  Fixture f;
+  add_flatten_function(f.m);
+  Inferencer inf(f.m);
+  auto* x = f.input("x", Type::tensor(DataType::Float, Shape{2, 3, 4, 5}));
+  auto* before = f.node("relu_flatten", {x}, 1, "local");
+  inf.infer_node(*before);
+  EXPECT_EQ(before->output(0)->type().to_string(), "float[2,60]");
+  // Same number of functions, another name.
+  f.m.functions.rename(*f.m.functions[0], "local", "flat");
+  auto* old_name = f.node("relu_flatten", {x}, 1, "local");
+  inf.infer_node(*old_name);  // no such function any more: an unknown custom op
+  EXPECT_TRUE(old_name->output(0)->type().is_none());
+  auto* renamed = f.node("flat", {x}, 1, "local");
+  inf.infer_node(*renamed);
+  EXPECT_EQ(renamed->output(0)->type().to_string(), "float[2,60]");
+  // Removed, and a function with the same key but another body added (it
+  // may well sit at the removed one's address).
+  f.m.functions.clear();
+  auto shape_fn = std::make_unique<ir::Function>("local", "flat");
+  shape_fn->opset_imports = {{"", 17}};
+  auto* X = shape_fn->body->add_input("X");
+  shape_fn->body->add_output(
+      shape_fn->body->create_node("Shape", std::vector<ir::Value*>{X})->output(0));
+  f.m.functions.push_back(std::move(shape_fn));
+  auto* replaced = f.node("flat", {x}, 1, "local");
+  inf.infer_node(*replaced);
+  EXPECT_EQ(replaced->output(0)->type().to_string(), "int64[4]");
+}
+
 TEST(Infer, FunctionCallWithMisspeltAttributeSuggests) {
   Fixture f;
   add_flatten_function(f.m);

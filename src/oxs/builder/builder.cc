@@ -255,7 +255,7 @@ const ir::Function& Builder::add_function(Builder&& body) {
   }
   ir::Model& m = *shared_->model;
   const ir::Function& f = *body.function_;
-  if (m.find_function(f.domain, f.name)) {
+  if (m.find_function(f.domain, f.name, f.overload)) {
     throw Error(ErrorKind::Usage, "builder: the model already has a function '" + f.domain + "." +
                                       f.name + "'; pick another name");
   }

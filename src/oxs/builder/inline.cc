@@ -19,13 +19,9 @@ using ValueMap = std::unordered_map<const ir::Value*, ir::Value*>;
 
 struct Inliner {
   ir::Model& model;
-  std::unordered_map<std::string, const ir::Function*> index;
 
   const ir::Function* find(const ir::Node& n) const {
-    if (index.empty()) return nullptr;
-    std::string d = n.domain() == "ai.onnx" ? "" : n.domain();
-    auto it = index.find(d + "\n" + n.op_type());
-    return it == index.end() ? nullptr : it->second;
+    return model.find_function(n.domain(), n.op_type());
   }
 
   // Resolves references in `a` (and in subgraphs under it) against the
@@ -181,10 +177,7 @@ void mark_called(const ir::Graph& g, const Inliner& in,
 
 void inline_functions(ir::Model& model) {
   if (model.functions.empty()) return;
-  Inliner in{model, {}};
-  for (const auto& f : model.functions) {
-    in.index.emplace((f->domain == "ai.onnx" ? "" : f->domain) + "\n" + f->name, f.get());
-  }
+  Inliner in{model};
   in.inline_graph(*model.graph, 0);
   model.graph->collect_garbage();
   // Drop functions nothing calls any more.
@@ -196,7 +189,7 @@ void inline_functions(ir::Model& model) {
     work.pop_back();
     mark_called(*f->body, in, used, work);
   }
-  std::erase_if(model.functions, [&](const auto& f) { return !used.count(f.get()); });
+  model.functions.erase_if([&](const auto& f) { return !used.count(f.get()); });
 }
 
 }  // namespace oxs::builder

@@ -45,9 +45,6 @@ struct Inferencer::Impl {
   std::unordered_map<std::string, const ::onnx::OpSchema*> schema_cache;
   // Bodies of function ops (schema has a body but no inference function).
   std::unordered_map<const ::onnx::OpSchema*, std::unique_ptr<ir::Function>> op_bodies;
-  // Model-local functions by "domain\nname", rebuilt when the model grows.
-  std::unordered_map<std::string, const ir::Function*> functions;
-  size_t functions_indexed = static_cast<size_t>(-1);
 
   void infer_node(ir::Node& n, const Frame& f);
   void infer_graph(ir::Graph& g, const Frame& f);
@@ -71,6 +68,8 @@ struct Inferencer::Impl {
                        const std::vector<ir::Attr>& attrs,
                        const std::vector<ir::OpsetImport>* imports);
   std::unordered_map<std::string, std::vector<ir::Type>> call_cache;
+  // model.functions.removals() when call_cache was last known valid.
+  uint64_t call_cache_removals = 0;
   void record_constant_node(ir::Node& n, const Frame& f);
   // Infers a function op (no inference function) through its body; false if
   // there is no body to infer through.

@@ -64,16 +64,8 @@ std::optional<std::string> type_string(const ir::Type& t) {
 }
 
 const ir::Function* Inferencer::Impl::find_function(const ir::Node& n) {
-  if (model.functions.empty()) return nullptr;
-  if (functions_indexed != model.functions.size()) {
-    functions.clear();
-    for (const auto& fn : model.functions) {
-      functions.emplace(normal_domain(fn->domain) + "\n" + fn->name, fn.get());
-    }
-    functions_indexed = model.functions.size();
-  }
-  auto it = functions.find(normal_domain(n.domain()) + "\n" + n.op_type());
-  return it == functions.end() ? nullptr : it->second;
+  // The model's own index stays exact as functions come and go.
+  return model.find_function(n.domain(), n.op_type());
 }
 
 const ::onnx::OpSchema* Inferencer::Impl::find_schema(const ir::Node& n, const Frame& f) {
@@ -266,6 +258,11 @@ void Inferencer::Impl::infer_function_call(ir::Node& n, const ir::Function& fn, 
   // Calls with the same input types and plain attributes infer the same: a
   // model calling one function many times (an exporter's op library) pays
   // for the body once per distinct signature. Known values opt out.
+  // Keys hold Function addresses; a removed function's may be reused.
+  if (call_cache_removals != model.functions.removals()) {
+    call_cache.clear();
+    call_cache_removals = model.functions.removals();
+  }
   std::string key = call_key(n, fn, attrs, f.imports);
   if (!key.empty()) {
     auto hit = call_cache.find(key);

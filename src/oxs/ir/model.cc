@@ -18,11 +18,4 @@ std::optional<int64_t> find_opset(const std::vector<OpsetImport>& imports,
   return std::nullopt;
 }
 
-Function* Model::find_function(const std::string& dom, const std::string& fname) const {
-  for (const auto& f : functions) {
-    if (f->name == fname && same_domain(f->domain, dom)) return f.get();
-  }
-  return nullptr;
-}
-
 }  // namespace oxs::ir

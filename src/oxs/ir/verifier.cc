@@ -1,7 +1,10 @@
 #include "oxs/ir/verifier.h"
 
+#include <algorithm>
+#include <bit>
+#include <cstdint>
+#include <functional>
 #include <string_view>
-#include <unordered_map>
 #include <unordered_set>
 
 #include "oxs/ir/error.h"
@@ -10,6 +13,132 @@ namespace oxs::ir {
 
 namespace {
 
+// The verifier's tables. Values get dense ids in the order they are met;
+// two open-addressing tables (linear probing, at most half full) map a
+// Value* and a name to an id. Nothing is allocated per value beyond its slot
+// in three flat arrays, which is what keeps a 1M-node graph cheap.
+//
+// Scopes without deletion: a name slot stays when its scope ends; it counts
+// only while its value is `defined`, and leaving a scope clears `defined` of
+// the values defined there. A later definition of the name takes the stale
+// slot over. (A name slot is live exactly when its value is defined: both are
+// set by the definition and both end with the scope that made it.)
+class Tables {
+ public:
+  static constexpr uint32_t kNone = UINT32_MAX;
+
+  struct Entry {
+    const Value* value;
+    uint32_t reads = 0;    // node inputs that read it
+    bool defined = false;  // visible in the current scope
+  };
+
+  void reserve(size_t values) {
+    entries_.reserve(values);
+    size_t cap = std::bit_ceil(std::max<size_t>(16, values * 2));
+    if (cap > by_value_.size()) rehash_values(cap);
+    if (cap > by_name_.size()) rehash_names(cap);
+  }
+
+  Entry& entry(uint32_t id) { return entries_[id]; }
+
+  // The id of `v`, added if new.
+  uint32_t id(const Value* v) {
+    if (2 * (entries_.size() + 1) > by_value_.size()) rehash_values(by_value_.size() * 2);
+    size_t mask = by_value_.size() - 1;
+    for (size_t i = value_hash(v) & mask;; i = (i + 1) & mask) {
+      ValueSlot& s = by_value_[i];
+      if (s.id == kNone) {
+        s = {v, static_cast<uint32_t>(entries_.size())};
+        entries_.push_back({v});
+        return s.id;
+      }
+      if (s.value == v) return s.id;
+    }
+  }
+
+  // The id of `v` if it was met before, else kNone.
+  uint32_t find(const Value* v) const {
+    size_t mask = by_value_.size() - 1;
+    for (size_t i = value_hash(v) & mask;; i = (i + 1) & mask) {
+      const ValueSlot& s = by_value_[i];
+      if (s.id == kNone) return kNone;
+      if (s.value == v) return s.id;
+    }
+  }
+
+  // The value id holding `name` in the current scope (live), else kNone.
+  // With `claim_for`, the name is also bound to that id unless it is live.
+  uint32_t bind_name(std::string_view name, uint32_t claim_for) {
+    if (2 * (names_ + 1) > by_name_.size()) rehash_names(by_name_.size() * 2);
+    const size_t h = std::hash<std::string_view>{}(name);
+    const uint32_t tag = static_cast<uint32_t>(h);
+    size_t mask = by_name_.size() - 1;
+    for (size_t i = h & mask;; i = (i + 1) & mask) {
+      NameSlot& s = by_name_[i];
+      if (s.id == kNone) {
+        s = {claim_for, tag};
+        ++names_;
+        return kNone;
+      }
+      if (s.tag == tag && entries_[s.id].value->name() == name) {
+        if (entries_[s.id].defined) return s.id;
+        s.id = claim_for;  // a stale slot from an ended scope
+        return kNone;
+      }
+    }
+  }
+
+ private:
+  struct ValueSlot {
+    const Value* value = nullptr;
+    uint32_t id = kNone;
+  };
+  struct NameSlot {
+    uint32_t id = kNone;
+    uint32_t tag = 0;  // the name's hash, low 32 bits
+  };
+
+  static size_t value_hash(const Value* v) {
+    // murmur3's finalizer: heap addresses differ mostly in their middle bits.
+    uint64_t x = reinterpret_cast<uintptr_t>(v);
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdULL;
+    x ^= x >> 33;
+    return static_cast<size_t>(x);
+  }
+
+  void rehash_values(size_t cap) {
+    std::vector<ValueSlot> old(cap);
+    old.swap(by_value_);
+    size_t mask = cap - 1;
+    for (const ValueSlot& s : old) {
+      if (s.id == kNone) continue;
+      size_t i = value_hash(s.value) & mask;
+      while (by_value_[i].id != kNone) i = (i + 1) & mask;
+      by_value_[i] = s;
+    }
+  }
+
+  void rehash_names(size_t cap) {
+    std::vector<NameSlot> old(cap);
+    old.swap(by_name_);
+    size_t mask = cap - 1;
+    for (const NameSlot& s : old) {
+      if (s.id == kNone) continue;
+      // The table index needs the full hash; recompute it from the name.
+      size_t i = std::hash<std::string_view>{}(entries_[s.id].value->name()) & mask;
+      while (by_name_[i].id != kNone) i = (i + 1) & mask;
+      by_name_[i] = s;
+    }
+  }
+
+  std::vector<Entry> entries_;
+  std::vector<ValueSlot> by_value_ = std::vector<ValueSlot>(16);
+  std::vector<NameSlot> by_name_ = std::vector<NameSlot>(16);
+  size_t names_ = 0;
+};
+
 class Verifier {
  public:
   std::vector<VerifyIssue> issues;
@@ -17,26 +146,24 @@ class Verifier {
   // With `keep_scope`, the graph's values stay visible afterwards (training
   // graphs read the main graph's values).
   void graph(const Graph& g, const std::string& label, bool keep_scope = false) {
-    std::vector<const Value*> defined_here;
-    std::vector<std::string_view> names_here;
+    std::vector<uint32_t> defined_here;
     // `where` builds the place's description, only when there is a problem.
     auto define = [&](const Value* v, const auto& where) {
       if (!v) return;
+      const uint32_t id = t_.id(v);
       if (v->name().empty()) {
         add(where(), "defines a value with an empty name");
-      } else if (auto [it, fresh] = names_.emplace(std::string_view(v->name()), v);
-                 !fresh && it->second != v) {
+      } else if (uint32_t holder = t_.bind_name(v->name(), id);
+                 holder != Tables::kNone && holder != id) {
         add(where(),
             "value name '" + v->name() + "' is defined twice (SSA requires one definition)");
         return;
-      } else if (fresh) {
-        names_here.push_back(v->name());
       }
-      if (Info& i = info_[v]; !i.defined) {
-        i.defined = true;
-        defined_here.push_back(v);
+      if (Tables::Entry& e = t_.entry(id); !e.defined) {
+        e.defined = true;
+        defined_here.push_back(id);
       }
-      seen_.push_back(v);
+      seen_.push_back(id);
     };
     const std::string gwhere = "graph '" + g.name() + "'" + label;
     for (const Value* v : g.inputs()) define(v, [&] { return gwhere + " input"; });
@@ -50,7 +177,7 @@ class Verifier {
       for (size_t i = 0; i < n->num_inputs(); ++i) {
         const Value* v = n->input(i);
         if (!v) continue;
-        Info& in = info_[v];
+        Tables::Entry& in = t_.entry(t_.id(v));
         ++in.reads;
         if (!in.defined) {
           const bool later =
@@ -83,19 +210,19 @@ class Verifier {
       const Value* v = g.outputs()[i];
       if (!v) {
         add(gwhere, "output " + std::to_string(i) + " is null");
-      } else if (auto it = info_.find(v); it == info_.end() || !it->second.defined) {
+      } else if (uint32_t id = t_.find(v); id == Tables::kNone || !t_.entry(id).defined) {
         add(gwhere, "output '" + v->name() + "' is not defined");
       }
     }
     if (keep_scope) return;
-    // Leave the scope: siblings must not see these values.
-    for (const Value* v : defined_here) info_[v].defined = false;
-    for (std::string_view name : names_here) names_.erase(name);
+    // Leave the scope: siblings must not see these values (nor their names).
+    for (uint32_t id : defined_here) t_.entry(id).defined = false;
   }
 
   // Each use must match a live node input, and each input must have a use.
   void check_uses() {
-    for (const Value* v : seen_) {
+    for (uint32_t id : seen_) {
+      const Value* v = t_.entry(id).value;
       size_t live = 0;
       for (const Use& u : v->uses()) {
         if (!u.user || u.user->is_erased() || u.index >= u.user->num_inputs() ||
@@ -105,7 +232,7 @@ class Verifier {
         }
         ++live;
       }
-      size_t reads = info_[v].reads;
+      size_t reads = t_.entry(id).reads;
       if (reads != live) {
         add("value '" + v->name() + "'", "use list has " + std::to_string(live) + " entries but " +
                                              std::to_string(reads) + " node inputs read the value");
@@ -113,25 +240,16 @@ class Verifier {
     }
   }
 
-  void reserve(size_t values) {
-    info_.reserve(values);
-    names_.reserve(values);
-  }
+  void reserve(size_t values) { t_.reserve(values); }
 
   void add(const std::string& where, std::string message) {
     issues.push_back({where, std::move(message)});
   }
 
  private:
-  // Per value: visible in the current scope, and how many node inputs read
-  // it. Names are views of the values' own names (stable while verifying).
-  struct Info {
-    uint32_t reads = 0;
-    bool defined = false;
-  };
-  std::unordered_map<const Value*, Info> info_;
-  std::unordered_map<std::string_view, const Value*> names_;
-  std::vector<const Value*> seen_;
+  Tables t_;
+  // Ids of values in definition order (a value defined twice is listed twice).
+  std::vector<uint32_t> seen_;
 };
 
 }  // namespace
@@ -161,6 +279,11 @@ std::vector<VerifyIssue> verify(const Model& m) {
         }
       }
     });
+  }
+  for (const Function* f : m.functions.stale()) {
+    v.add("function '" + f->domain + "." + f->name + "'",
+          "its domain, name or overload changed after it was added to the model, so calls do "
+          "not find it; change it with functions.rename() (or call functions.reindex())");
   }
   v.graph(*m.graph, "", /*keep_scope=*/true);
   for (const auto& t : m.training_info) {

@@ -327,8 +327,8 @@ std::optional<ir::Model> Compiler::run() {
         }
       });
     }
-    std::erase_if(m.functions,
-                  [&](const std::unique_ptr<ir::Function>& f) { return !reached.count(f.get()); });
+    m.functions.erase_if(
+        [&](const std::unique_ptr<ir::Function>& f) { return !reached.count(f.get()); });
   }
   try {
     if (options.functions_only) {
