@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
@@ -107,6 +108,14 @@ class KernelContext {
   // An Invalid/Unsupported error naming this node.
   [[noreturn]] void fail(const std::string& message, ErrorKind kind = ErrorKind::Invalid) const;
 
+  // State a kernel keeps for this node across runs of one session (e.g. a
+  // tree ensemble compiled from its attributes), or null when the caller
+  // keeps none. The session owns it; kernels must only cache what depends on
+  // the node alone (not on attribute references, which change per call).
+  using KernelStates = std::unordered_map<const ir::Node*, std::shared_ptr<void>>;
+  std::shared_ptr<void>* state_slot() const { return states_ ? &(*states_)[&node_] : nullptr; }
+  void set_kernel_states(KernelStates* states) { states_ = states; }
+
  private:
   const ir::Node& node_;
   std::span<const Value* const> inputs_;
@@ -114,6 +123,7 @@ class KernelContext {
   int64_t opset_;
   const AttrScope* attrs_;
   SubgraphRunner* runner_;
+  KernelStates* states_ = nullptr;
 };
 
 class KernelRegistry {

@@ -7,7 +7,9 @@
 // comments at each such place.
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <string>
+#include <utility>
 
 #include "oxs/eval/kernel.h"
 #include "oxs/eval/kernel_util.h"
@@ -225,6 +227,59 @@ Forest<Th> compile(KernelContext& ctx, const TreeAttrs& a) {
   }
 }
 
+// A node's compiled ensemble, kept in the session's per-node state so a
+// session compiles each ensemble once (per threshold type). The fingerprint
+// (identity and sizes of the attribute arrays) guards against the state
+// outliving the attributes it was built from.
+using Fingerprint = std::vector<std::pair<const void*, size_t>>;
+struct Prepared {
+  Fingerprint fingerprint;
+  bool doubles = false;  // some *_as_tensor attribute: compare in double
+  std::vector<double> base;
+  std::shared_ptr<const Forest<float>> f32;
+  std::shared_ptr<const Forest<double>> f64;
+};
+
+Fingerprint fingerprint_of(const ir::Node& n, bool* has_references) {
+  Fingerprint fp;
+  for (const ir::Attr& a : n.attrs()) {
+    if (a.is_reference()) *has_references = true;
+    fp.emplace_back(&a, a.ints.size());
+    fp.emplace_back(a.ints.data(), a.floats.size());
+    fp.emplace_back(a.floats.data(), a.strings.size());
+    fp.emplace_back(a.strings.data(), static_cast<size_t>(a.i));
+    fp.emplace_back(a.t.get(), a.s.size());
+  }
+  return fp;
+}
+
+// The prepared ensemble with the forest for `want_double` compiled.
+std::shared_ptr<Prepared> prepare(KernelContext& ctx, bool classifier, int64_t T,
+                                  bool want_double) {
+  bool refs = false;
+  Fingerprint fp = fingerprint_of(ctx.node(), &refs);
+  // Attributes bound per call (function bodies) are not cached.
+  std::shared_ptr<void>* slot = refs ? nullptr : ctx.state_slot();
+  std::shared_ptr<Prepared> p;
+  if (slot && *slot) {
+    p = std::static_pointer_cast<Prepared>(*slot);
+    if (p->fingerprint != fp) p.reset();
+  }
+  if (p && (want_double || p->doubles ? p->f64 != nullptr : p->f32 != nullptr)) return p;
+  Ensemble e = read_attrs(ctx, classifier, T);
+  auto q = std::make_shared<Prepared>(p ? *p : Prepared{});
+  q->fingerprint = std::move(fp);
+  q->doubles = e.doubles;
+  q->base = std::move(e.base);
+  if (want_double || q->doubles) {
+    q->f64 = std::make_shared<const Forest<double>>(compile<double>(ctx, e.attrs));
+  } else {
+    q->f32 = std::make_shared<const Forest<float>>(compile<float>(ctx, e.attrs));
+  }
+  if (slot) *slot = q;
+  return q;
+}
+
 Agg parse_agg(const KernelContext& ctx) {
   std::string s = ctx.attr_string("aggregate_function", "SUM");
   if (s == "SUM") return Agg::Sum;
@@ -237,8 +292,7 @@ Agg parse_agg(const KernelContext& ctx) {
 // ---- TreeEnsembleRegressor ----
 
 template <class Th>
-void regress(KernelContext& ctx, const Ensemble& e, int64_t T) {
-  Forest<Th> f = compile<Th>(ctx, e.attrs);
+void regress(KernelContext& ctx, const Forest<Th>& f, const Prepared& e, int64_t T) {
   Agg agg = parse_agg(ctx);
   PostTransform post = parse_post_transform(ctx);
   if (!e.base.empty() && int64_t(e.base.size()) != T) {
@@ -268,19 +322,19 @@ void tree_ensemble_regressor(KernelContext& ctx) {
   const ir::Attr* nt = ctx.attr("n_targets");
   int64_t T = nt ? nt->i : 1;
   if (T < 1) ctx.fail("n_targets must be at least 1, got " + std::to_string(T));
-  Ensemble e = read_attrs(ctx, false, T);
-  if (ctx.tensor(0).dtype() == DataType::Double || e.doubles) {
-    regress<double>(ctx, e, T);
+  auto p = prepare(ctx, false, T, ctx.tensor(0).dtype() == DataType::Double);
+  if (p->f64 && (p->doubles || ctx.tensor(0).dtype() == DataType::Double)) {
+    regress<double>(ctx, *p->f64, *p, T);
   } else {
-    regress<float>(ctx, e, T);
+    regress<float>(ctx, *p->f32, *p, T);
   }
 }
 
 // ---- TreeEnsembleClassifier ----
 
 template <class Th>
-void classify(KernelContext& ctx, const Ensemble& e, int64_t C, bool string_labels) {
-  Forest<Th> f = compile<Th>(ctx, e.attrs);
+void classify(KernelContext& ctx, const Forest<Th>& f, const Prepared& e, int64_t C,
+              bool string_labels) {
   PostTransform post = parse_post_transform(ctx);
   const size_t nb = e.base.size();
   if (nb != 0 && int64_t(nb) != C && !(C == 2 && nb == 1)) {
@@ -384,11 +438,11 @@ void tree_ensemble_classifier(KernelContext& ctx) {
   int64_t C = has_ints ? int64_t(ctx.attr("classlabels_int64s")->ints.size())
                        : int64_t(ctx.attr("classlabels_strings")->strings.size());
   if (C < 1) ctx.fail("the class label list is empty");
-  Ensemble e = read_attrs(ctx, true, C);
-  if (ctx.tensor(0).dtype() == DataType::Double || e.doubles) {
-    classify<double>(ctx, e, C, has_strings);
+  auto p = prepare(ctx, true, C, ctx.tensor(0).dtype() == DataType::Double);
+  if (p->f64 && (p->doubles || ctx.tensor(0).dtype() == DataType::Double)) {
+    classify<double>(ctx, *p->f64, *p, C, has_strings);
   } else {
-    classify<float>(ctx, e, C, has_strings);
+    classify<float>(ctx, *p->f32, *p, C, has_strings);
   }
 }
 

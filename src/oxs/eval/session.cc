@@ -259,6 +259,7 @@ class Session::Executor {
       if (KernelFn k = registry_.find(dom, n.op_type(), opset)) {
         NodeRunner runner(*this, f);
         KernelContext ctx(n, inputs, outputs, opset, f.attrs, &runner);
+        ctx.set_kernel_states(&kernel_states_);
         try {
           k(ctx);
         } catch (const Error& e) {
@@ -348,6 +349,8 @@ class Session::Executor {
   const KernelRegistry& registry_;
   std::unordered_map<std::string, const ir::Function*> functions_;
   std::unordered_map<const ir::Graph*, Plan> plans_;
+  // Per-node kernel state (KernelContext::state_slot), kept for the session.
+  KernelContext::KernelStates kernel_states_;
   std::unordered_map<std::string, std::shared_ptr<const ir::Function>> bodies_;
 };
 
