@@ -42,11 +42,11 @@ section=$(mktemp)
   echo "function is compiled to a model-local function and checked against its op schemas and"
   echo "inferred (types and shapes) as it is built. The output passes \`oxs check\`."
   echo
-  echo "| functions | lines | compile wall / CPU | functions/s (CPU) | driver peak RSS | \`oxs compile\` wall (read+compile+save) | \`oxs compile\` peak RSS | \`oxs check\` |"
-  echo "|---:|---:|---:|---:|---:|---:|---:|---|"
+  echo "| functions | lines | compile wall / CPU | CPU per function | functions/s (CPU) | driver peak RSS | \`oxs compile\` wall (read+compile+save) | \`oxs compile\` peak RSS | \`oxs check\` |"
+  echo "|---:|---:|---:|---:|---:|---:|---:|---:|---|"
 } > "$section"
 
-for n in 1000 1200 5000; do
+for n in 1000 2000 5000; do
   src="$OUT/lib_$n.py"
   "$PY" bench/compile_gen.py "$src" "$n"
   line=$("$BIN" "$src" "$REPS")
@@ -62,14 +62,16 @@ for n in 1000 1200 5000; do
   cli_rss=$(sed -n 's/.*Maximum resident set size (kbytes): *//p' "$log")
   rm -f "$log"
   check=$("$OXS" check "$OUT/lib_$n.onnx" 2>&1 | tail -1)
-  echo "| $fns | $lines | ${wall} s / ${cpu} s | $fps | ${rss} MiB | $cli_wall | $((cli_rss / 1024)) MiB | $check |" >> "$section"
+  per_fn=$(awk "BEGIN{printf \"%.0f\", $cpu * 1e6 / $fns}")
+  echo "| $fns | $lines | ${wall} s / ${cpu} s | ${per_fn} µs | $fps | ${rss} MiB | $cli_wall | $((cli_rss / 1024)) MiB | $check |" >> "$section"
 done
 {
   echo
-  echo "Growth is superlinear in the number of functions (5x the functions, ~12x the time): the inferencer rebuilds its"
-  echo "index of model-local functions each time one is added (infer/inferencer.cc"
-  echo "\`find_function\`, a quarter of the time at 5,000 functions), and \`ir::Model::find_function\`"
-  echo "scans the function list; both belong to other rooms and are reported there."
+  echo "CPU time per function stays flat from 1,000 to 5,000 functions: model-local functions are"
+  echo "found through the model's own index (\`ir::FunctionList\`, kept exact by every add, remove"
+  echo "and rename), which the inferencer and the inliner use directly instead of rebuilding an index"
+  echo "of their own whenever a function is added (before, at commit 37ba7eb: 227 / 323 / 892 µs per function at"
+  echo "1,001 / 2,001 / 5,001 functions, measured on the same machine under similar load)."
   echo
   echo "Commands: \`$BIN $OUT/lib_N.py $REPS\`; \`/usr/bin/time -v $OXS compile $OUT/lib_N.py --functions-only -o $OUT/lib_N.onnx\`;"
   echo "\`$OXS check $OUT/lib_N.onnx\`."
