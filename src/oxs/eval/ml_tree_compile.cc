@@ -172,8 +172,8 @@ Forest<Th> compile_forest(const TreeAttrs& a, const std::string& op) {
       nd.mode = mode[u];
       nd.value = static_cast<Th>(a.values[u]);
       if (nd.mode == NodeMode::Leaf) {
-        nd.a = wcount[u];
-        nd.b = wcount[u + 1] - wcount[u];
+        nd.kid[1] = wcount[u];
+        nd.kid[0] = wcount[u + 1] - wcount[u];
         nd.feature = 0;
       } else {
         if (a.feature_ids[u] < 0 || a.feature_ids[u] >= std::numeric_limits<int32_t>::max()) {
@@ -221,9 +221,9 @@ Forest<Th> compile_forest(const TreeAttrs& a, const std::string& op) {
         target = place(c);  // invalidates fr
       }
       if (true_side) {
-        f.nodes[size_t(compact)].a = target;
+        f.nodes[size_t(compact)].kid[1] = target;
       } else {
-        f.nodes[size_t(compact)].b = target;
+        f.nodes[size_t(compact)].kid[0] = target;
       }
     }
   }

@@ -119,7 +119,7 @@ inline const typename Forest<Th>::Node* find_leaf(const typename Forest<Th>::Nod
     Th v = static_cast<Th>(x[nd->feature]);
     bool go_true = compare<Th>(kMode == NodeMode::Leaf ? nd->mode : kMode, v, nd->value);
     if constexpr (kMissing) go_true = go_true || (nd->missing_true && std::isnan(v));
-    nd = nodes + (go_true ? nd->a : nd->b);
+    nd = nodes + nd->kid[go_true];
   }
   return nd;
 }
@@ -131,12 +131,40 @@ void accumulate(const Forest<Th>& f, Agg agg, const In* x, int64_t stride, int64
   const auto* nodes = f.nodes.data();
   const int32_t* wt = f.weight_target.data();
   const Th* wv = f.weight_value.data();
+  using Node = typename Forest<Th>::Node;
+  // Eight rows walk a tree in lockstep: their steps are independent, so the
+  // loads and compares overlap instead of waiting on each other.
+  constexpr int64_t kLanes = 8;
+  std::vector<const Node*> leaves(static_cast<size_t>(rows));
   for (int32_t root : f.roots) {
+    int64_t r0 = 0;
+    for (; r0 + kLanes <= rows; r0 += kLanes) {
+      const Node* cur[kLanes];
+      for (int64_t k = 0; k < kLanes; ++k) cur[k] = nodes + root;
+      for (bool active = cur[0]->mode != NodeMode::Leaf; active;) {
+        active = false;
+        for (int64_t k = 0; k < kLanes; ++k) {
+          const Node* nd = cur[k];
+          if (nd->mode == NodeMode::Leaf) continue;
+          Th v = static_cast<Th>(x[(r0 + k) * stride + nd->feature]);
+          bool go_true = compare<Th>(kMode == NodeMode::Leaf ? nd->mode : kMode, v, nd->value);
+          if constexpr (kMissing) go_true = go_true || (nd->missing_true && std::isnan(v));
+          // An indexed load, not a branch: the direction is data-dependent
+          // and a branch would be mispredicted half the time.
+          cur[k] = nodes + nd->kid[go_true];
+          active = true;
+        }
+      }
+      for (int64_t k = 0; k < kLanes; ++k) leaves[size_t(r0 + k)] = cur[k];
+    }
+    for (int64_t r = r0; r < rows; ++r) {
+      leaves[size_t(r)] = find_leaf<kMode, kMissing, Th, In>(nodes, root, x + r * stride);
+    }
     for (int64_t r = 0; r < rows; ++r) {
-      const auto* leaf = find_leaf<kMode, kMissing, Th, In>(nodes, root, x + r * stride);
+      const Node* leaf = leaves[size_t(r)];
       Th* s = scores + r * T;
       uint8_t* h = has + r * T;
-      for (int32_t k = leaf->a, e = leaf->a + leaf->b; k < e; ++k) {
+      for (int32_t k = leaf->kid[1], e = leaf->kid[1] + leaf->kid[0]; k < e; ++k) {
         int32_t t = wt[k];
         Th w = wv[k];
         switch (agg) {

@@ -38,9 +38,10 @@ struct Forest {
   struct Node {
     Th value;         // threshold
     int32_t feature;  // input column (branches)
-    // Branch: global index of the true / false child. Leaf: first weight
-    // index and weight count.
-    int32_t a, b;
+    // Branch: kid[1] the true child, kid[0] the false child (global
+    // indices), so a step is one indexed load, no branch. Leaf: kid[1] the
+    // first weight index, kid[0] the weight count.
+    int32_t kid[2];
     NodeMode mode;
     bool missing_true;  // NaN goes to the true child
   };
