@@ -214,6 +214,13 @@ std::vector<Case> cases() {
       // Over 2048 output positions and 256 rows of im2col: several packed
       // blocks of the AVX-512 GEMM, block edges inside an output row.
       {"several GEMM blocks", {1, 32, 48, 47}, {5, 32, 3, 3}, 1, {}, {}, {1, 1, 1, 1}},
+      // Output rows a multiple of 16 wide: the whole-row path of the packed
+      // im2col (stride 1 loads, strided gathers, dilation, rows split
+      // between packed blocks when 512 is not a multiple of the width).
+      {"rows of 32", {1, 4, 20, 32}, {3, 4, 3, 3}, 1, {}, {}, {1, 1, 1, 1}},
+      {"rows of 32, stride 2", {1, 3, 17, 64}, {4, 3, 3, 3}, 1, {2, 2}, {}, {1, 1, 1, 1}},
+      {"rows of 16, dilated", {1, 2, 20, 16}, {3, 2, 3, 3}, 1, {}, {2, 2}, {2, 2, 2, 2}},
+      {"rows of 48 over blocks", {1, 8, 30, 48}, {6, 8, 3, 3}, 1, {}, {}, {1, 0, 1, 2}},
       {"1-D", {2, 3, 17}, {4, 3, 3}, 1, {}, {}, {1, 1}},
       {"1-D strided dilated", {1, 2, 20}, {3, 2, 4}, 1, {3}, {2}, {2, 0}},
       {"1-D depthwise", {1, 4, 12}, {4, 1, 5}, 4, {2}, {}, {2, 2}},
