@@ -306,6 +306,31 @@ TEST(MlBasic, LabelEncoderV1AndStringDefaults) {
   EXPECT_TRUE(std::signbit(fv[1]));  // default_float is -0.0
 }
 
+TEST(MlBasic, LabelEncoderV4SmallIntegers) {
+  auto y = run_ml(
+      "LabelEncoder", {tensor_of<int16_t>(DataType::Int16, {3}, {4, -1, 7})},
+      [](ir::Node* n) {
+        n->set_attr(ir::Attr::of_tensor(
+            "keys_tensor", std::make_shared<ir::Tensor>(
+                               tensor_of<int16_t>(DataType::Int16, {2}, {7, 4}).to_ir())));
+        n->set_attr(ir::Attr::of_tensor(
+            "values_tensor", std::make_shared<ir::Tensor>(
+                                 tensor_of<int32_t>(DataType::Int32, {2}, {70, 40}).to_ir())));
+      },
+      4);
+  EXPECT_EQ(values<int32_t>(y[0]), (std::vector<int32_t>{40, -1, 70}));
+  EXPECT_ERROR(error_of(
+                   "LabelEncoder", {ints({1}, {1})},
+                   [](ir::Node* n) {
+                     n->set_attr(ir::Attr::of_ints("keys_int64s", {1}));
+                     n->set_attr(ir::Attr::of_ints("values_int64s", {1}));
+                     n->set_attr(ir::Attr::of_tensor(
+                         "default_tensor", std::make_shared<ir::Tensor>(floats({1}, {1}).to_ir())));
+                   },
+                   4),
+               "default_tensor is float[1]; it must hold one int64");
+}
+
 TEST(MlBasic, PostTransformHelpers) {
   EXPECT_NEAR(ml_logistic(0), 0.5f, 1e-7);
   EXPECT_NEAR(ml_logistic(-100), 0.0f, 1e-7);

@@ -413,5 +413,48 @@ TEST(OrtMlBasic, RepeatedKeysNanKeysNegativeMax) {
                     {.feeds = {{"in0", ints({5}, {9, 8, 7, 6, 5})}, {"in1", ints({2}, {4, 0})}}});
 }
 
+// LabelEncoder-4 (ai.onnx.ml opset 4): keys, values and default as tensor
+// attributes over more types; a NaN key matches NaN.
+TEST(OrtMlBasic, LabelEncoderV4TensorAttributes) {
+  auto tensor_attr = [](const std::string& name, const Tensor& t) {
+    return ir::Attr::of_tensor(name, std::make_shared<ir::Tensor>(t.to_ir()));
+  };
+  float nan = std::numeric_limits<float>::quiet_NaN();
+  Tensor keys = floats({4}, {1.5f, nan, -2.0f, 1.5f});
+  // ORT has no int32/int16 LabelEncoder-4 nor float -> double (ml_basic_test.cc
+  // checks int16/int32).
+  const DataType types[] = {DataType::Float, DataType::Double, DataType::Int64, DataType::String};
+  auto typed = [&](const Tensor& f, DataType dt) {
+    if (dt == DataType::Int16) {
+      Tensor out(dt, f.dims());
+      for (int64_t i = 0; i < f.numel(); ++i)
+        out.mutable_data<int16_t>()[i] = static_cast<int16_t>(f.data<float>()[i]);
+      return out;
+    }
+    if (dt != DataType::String) return as_type(f, dt);
+    Tensor out(dt, f.dims());
+    for (int64_t i = 0; i < f.numel(); ++i)
+      out.mutable_strings()[size_t(i)] = "s" + std::to_string(int(f.data<float>()[i]));
+    return out;
+  };
+  for (DataType kt : types) {
+    for (DataType vt : {DataType::Int64, DataType::String, DataType::Double}) {
+      if (kt == DataType::Float && vt == DataType::Double) continue;
+      Tensor k = ir::is_floating(kt) ? typed(keys, kt) : typed(floats({3}, {1, 5, -2}), kt);
+      Tensor v = typed(floats({k.numel()}, {10, 20, 30, 40}), vt).reshaped({k.numel()});
+      Tensor x = ir::is_floating(kt) ? typed(floats({2, 3}, {1.5f, nan, 0, -2, 7, nan}), kt)
+                                     : typed(floats({2, 3}, {1, 5, 0, -2, 7, 1}), kt);
+      check_ml(
+          "LabelEncoder", x,
+          [&](ir::Node* n) {
+            n->set_attr(tensor_attr("keys_tensor", k));
+            n->set_attr(tensor_attr("values_tensor", v));
+            if (vt == DataType::Int64) n->set_attr(tensor_attr("default_tensor", ints({1}, {-9})));
+          },
+          "le4_" + dt_name(kt) + "_" + dt_name(vt), 4);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace oxs::eval

@@ -1,8 +1,9 @@
 // ai.onnx.ml operators that map labels and categories: LabelEncoder (v1:
 // classes_strings index <-> string; v2: keys_* -> values_* over string,
-// int64 and float), CategoryMapper (cats_strings <-> cats_int64s) and
+// int64 and float; v4: also int32, int16, double and tensor attributes),
+// CategoryMapper (cats_strings <-> cats_int64s) and
 // OneHotEncoder. Unknown keys take the default_* value; float keys match
-// exactly (NaN matches nothing, as in ONNX Runtime). Also holds
+// exactly (before v4 NaN matches nothing, as in ONNX Runtime). Also holds
 // register_ml_basic_kernels and the helpers of ml_basic.h.
 #include <cmath>
 #include <string>
@@ -83,7 +84,8 @@ T* mutable_elems(Tensor& t) {
 // LabelEncoder keeps the first, CategoryMapper the last).
 template <class K, class V>
 void lookup(KernelContext& ctx, const Tensor& x, const std::vector<K>& keys,
-            const std::vector<V>& values, const V& def, DataType out_type, bool last_wins = false) {
+            const std::vector<V>& values, const V& def, DataType out_type, bool last_wins = false,
+            bool nan_matches = false) {
   std::unordered_map<K, size_t> index;
   index.reserve(keys.size());
   for (size_t k = 0; k < keys.size(); ++k) {
@@ -93,10 +95,24 @@ void lookup(KernelContext& ctx, const Tensor& x, const std::vector<K>& keys,
       index.emplace(keys[k], k);
     }
   }
+  // NaN never equals itself: with `nan_matches` a NaN input takes the
+  // first NaN key's value (LabelEncoder-4).
+  size_t nan_key = keys.size();
+  if constexpr (std::is_floating_point_v<K>) {
+    for (size_t k = 0; nan_matches && k < keys.size() && nan_key == keys.size(); ++k) {
+      if (std::isnan(keys[k])) nan_key = k;
+    }
+  }
   Tensor& y = ctx.alloc_output(0, out_type, x.dims());
   const K* in = elems<K>(x);
   V* out = mutable_elems<V>(y);
   for (int64_t i = 0; i < x.numel(); ++i) {
+    if constexpr (std::is_floating_point_v<K>) {
+      if (nan_key < keys.size() && std::isnan(in[i])) {
+        out[i] = values[nan_key];
+        continue;
+      }
+    }
     auto it = index.find(in[i]);
     out[i] = it == index.end() ? def : values[it->second];
   }
@@ -209,6 +225,105 @@ void label_encoder_v2(KernelContext& ctx) {
   });
 }
 
+// The element types LabelEncoder-4 maps between.
+template <class F>
+void with_encoder4_type(DataType t, F&& f) {
+  switch (t) {
+    case DataType::String:
+      return f(std::string{});
+    case DataType::Int64:
+      return f(int64_t{});
+    case DataType::Int32:
+      return f(int32_t{});
+    case DataType::Int16:
+      return f(int16_t{});
+    case DataType::Double:
+      return f(double{});
+    default:
+      return f(float{});
+  }
+}
+
+bool is_encoder4_type(DataType t) {
+  return t == DataType::String || t == DataType::Int64 || t == DataType::Int32 ||
+         t == DataType::Int16 || t == DataType::Float || t == DataType::Double;
+}
+
+// keys_tensor / values_tensor, or else the v2 list attributes, as a 1-D
+// tensor.
+Tensor encoder4_side(const KernelContext& ctx, const std::string& prefix) {
+  const ir::Attr* a = ctx.attr(prefix + "_tensor");
+  if (a) {
+    if (!a->t) ctx.fail(prefix + "_tensor must be a tensor attribute");
+    for (const char* s : {"_strings", "_int64s", "_floats"}) {
+      if (ctx.has_attr(prefix + s)) {
+        ctx.fail("both " + prefix + "_tensor and " + prefix + s + " are given; give one");
+      }
+    }
+    Tensor t = Tensor::from_ir(*a->t);
+    if (!is_encoder4_type(t.dtype())) {
+      ctx.fail(prefix + "_tensor is " + type_name(t.dtype()) +
+               "; it must be string, int64, int32, int16, float or double");
+    }
+    return t.reshaped({t.numel()});
+  }
+  DataType dt = encoder_attr_type(ctx, prefix);
+  Tensor out;
+  with_encoder_type(dt, [&](auto tag) {
+    using T = decltype(tag);
+    auto v = encoder_attr<T>(ctx, prefix);
+    out = Tensor(dt, {int64_t(v.size())});
+    std::copy(v.begin(), v.end(), mutable_elems<T>(out));
+  });
+  return out;
+}
+
+template <class V>
+V encoder4_default(const KernelContext& ctx, DataType vt) {
+  if (const ir::Attr* a = ctx.attr("default_tensor")) {
+    if (!a->t) ctx.fail("default_tensor must be a tensor attribute");
+    Tensor d = Tensor::from_ir(*a->t);
+    if (d.dtype() != vt || d.numel() != 1) {
+      ctx.fail("default_tensor is " + type_name(d.dtype()) + dims_to_string(d.dims()) +
+               "; it must hold one " + type_name(vt) + " (the values' type)");
+    }
+    return elems<V>(d)[0];
+  }
+  if constexpr (std::is_same_v<V, std::string>) {
+    return ctx.attr_string("default_string", "_Unused");
+  } else if constexpr (std::is_integral_v<V>) {
+    return static_cast<V>(ctx.attr_int("default_int64", -1));
+  } else {
+    return static_cast<V>(ctx.attr_float("default_float", -0.0f));
+  }
+}
+
+// LabelEncoder-4: as v2, over more types, with keys/values/default also
+// given as tensors; a NaN key matches NaN inputs.
+void label_encoder_v4(KernelContext& ctx) {
+  const Tensor& x = ctx.tensor(0);
+  Tensor keys = encoder4_side(ctx, "keys");
+  Tensor values = encoder4_side(ctx, "values");
+  if (x.dtype() != keys.dtype()) {
+    ctx.fail("X is " + type_name(x.dtype()) + " but the keys are " + type_name(keys.dtype()) +
+             "; the input's type must be the keys' type");
+  }
+  if (keys.numel() != values.numel()) {
+    ctx.fail("there are " + std::to_string(keys.numel()) + " keys but " +
+             std::to_string(values.numel()) + " values; they must have the same length");
+  }
+  with_encoder4_type(keys.dtype(), [&](auto k) {
+    using K = decltype(k);
+    with_encoder4_type(values.dtype(), [&](auto v) {
+      using V = decltype(v);
+      std::vector<K> kv(elems<K>(keys), elems<K>(keys) + keys.numel());
+      std::vector<V> vv(elems<V>(values), elems<V>(values) + values.numel());
+      lookup<K, V>(ctx, x, kv, vv, encoder4_default<V>(ctx, values.dtype()), values.dtype(), false,
+                   true);
+    });
+  });
+}
+
 // CategoryMapper: cats_strings[i] <-> cats_int64s[i].
 void category_mapper(KernelContext& ctx) {
   const Tensor& x = ctx.tensor(0);
@@ -317,6 +432,7 @@ namespace ml {
 void register_encoder_kernels(KernelRegistry& r) {
   r.add(kMlDomain, "LabelEncoder", 1, label_encoder_v1);
   r.add(kMlDomain, "LabelEncoder", 2, label_encoder_v2);
+  r.add(kMlDomain, "LabelEncoder", 4, label_encoder_v4);
   r.add(kMlDomain, "CategoryMapper", 1, category_mapper);
   r.add(kMlDomain, "OneHotEncoder", 1, one_hot_encoder);
 }
