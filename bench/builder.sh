@@ -36,7 +36,8 @@ section=$(mktemp)
   echo "Concat(Gather(Shape(y), [0]), [64]) (data propagation keeps it [N,64]). Every node is"
   echo "checked against its schema and inferred when created; \`build\` includes finish()"
   echo "(cleanups and the IR verifier); \`ir::verify\` is one more verifier pass over the built model"
-  echo "on its own. \`load\` is oxs::onnx::load of the saved file and"
+  echo "on its own (flat open-addressing tables; with node-based hash maps, at commit 37ba7eb, it took"
+  echo "908 / 1239 ns per node at 100k / 1M nodes on this machine). \`load\` is oxs::onnx::load of the saved file and"
   echo "\`infer::run\` whole-model inference of the loaded model, in the same process."
   echo
   echo "Command: \`$BIN N $OUT\` for N in 10000 100000 1000000."
