@@ -9,6 +9,7 @@
 #include <functional>
 #include <random>
 
+#include "oxs/eval/gemm.h"
 #include "oxs/eval/session.h"
 #include "oxs/ir/error.h"
 
@@ -253,6 +254,15 @@ const Case& by_name(const std::string& name) {
 }
 
 TEST(Conv, FloatMatchesReferenceLoop) {
+  for (const Case& c : cases()) check_conv<float>(c, DataType::Float, 1e-4);
+}
+
+TEST(Conv, FloatThroughOpenBlasMatchesReferenceLoop) {
+  // Without the AVX-512 SGEMM, float convs take the im2col-band path.
+  struct Restore {
+    ~Restore() { set_sgemm_avx512_enabled(true); }
+  } restore;
+  set_sgemm_avx512_enabled(false);
   for (const Case& c : cases()) check_conv<float>(c, DataType::Float, 1e-4);
 }
 

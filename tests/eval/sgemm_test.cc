@@ -96,5 +96,13 @@ TEST(Sgemm, GemmF32MatchesNaiveLoop) {  // whichever implementation gemm_f32 pic
   for (const Shape& s : shapes()) check(&gemm_f32, s);
 }
 
+TEST(Sgemm, GemmF32ThroughOpenBlasMatchesNaiveLoop) {
+  struct Restore {
+    ~Restore() { set_sgemm_avx512_enabled(true); }
+  } restore;
+  set_sgemm_avx512_enabled(false);
+  for (const Shape& s : shapes()) check(&gemm_f32, s);
+}
+
 }  // namespace
 }  // namespace oxs::eval

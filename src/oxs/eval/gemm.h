@@ -19,6 +19,9 @@ void sgemm_avx512(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha
                   int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc);
 // Whether gemm_f32 would call sgemm_avx512 for this product.
 bool gemm_f32_uses_avx512(int64_t m, int64_t n, int64_t k);
+// Lets tests and comparisons turn the AVX-512 SGEMM off and on again (it
+// starts on unless OXS_SGEMM=openblas).
+void set_sgemm_avx512_enabled(bool on);
 
 // A right operand B [k, n] that is not stored anywhere (Conv's im2col
 // matrix): fill(self, p, j0, len, dst, stride) writes B(p, j0 + q) for q in

@@ -2,6 +2,7 @@
 // go through OpenBLAS (gemm.h).
 #include <cblas.h>
 
+#include <atomic>
 #include <cmath>
 #include <cstdlib>
 #include <map>
@@ -16,12 +17,22 @@ namespace oxs::eval {
 // Whether sgemm_avx512 should replace OpenBLAS for this product: the CPU has
 // AVX-512, the user did not opt out, and OpenBLAS would not spread the work
 // over threads (it runs one, or the product is too small to be split).
-bool gemm_f32_uses_avx512(int64_t m, int64_t n, int64_t k) {
-  static const bool enabled = [] {
+namespace {
+std::atomic<bool>& avx512_wanted() {
+  static std::atomic<bool> on = [] {
     const char* e = std::getenv("OXS_SGEMM");
-    return sgemm_avx512_supported() && !(e && std::string_view(e) == "openblas");
+    return !(e && std::string_view(e) == "openblas");
   }();
-  if (!enabled) return false;
+  return on;
+}
+}  // namespace
+
+void set_sgemm_avx512_enabled(bool on) {
+  avx512_wanted() = on;
+}
+
+bool gemm_f32_uses_avx512(int64_t m, int64_t n, int64_t k) {
+  if (!sgemm_avx512_supported() || !avx512_wanted()) return false;
   return openblas_get_num_threads() == 1 || double(m) * double(n) * double(k) <= double(1 << 21);
 }
 
