@@ -156,6 +156,16 @@ TEST(MlBasic, PreprocessErrors) {
                           n->set_attr(ir::Attr::of_floats("scale", {1, 2}));
                         }),
                "scale has 2 values; give 1 (for every feature) or 3");
+  EXPECT_ERROR(error_of("Scaler", {floats({1, 1, 3}, {1, 2, 3})},
+                        [](ir::Node* n) {
+                          n->set_attr(ir::Attr::of_floats("scale", {1, 2, 3}));
+                        }),
+               "which needs X as [C] or [N, C], but X has shape [1,1,3]");
+  EXPECT_EQ(values<float>(run_ml("Imputer", {floats({1, 1, 3}, {1, 0, 3})},
+                                 [](ir::Node* n) {
+                                   n->set_attr(ir::Attr::of_floats("imputed_value_floats", {7}));
+                                 })[0]),
+            (std::vector<float>{1, 7, 3}));
   EXPECT_ERROR(error_of("Normalizer", {x},
                         [](ir::Node* n) { n->set_attr(ir::Attr::of_string("norm", "L3")); }),
                "norm is 'L3'; write MAX, L1 or L2");

@@ -456,5 +456,65 @@ TEST(OrtMlBasic, LabelEncoderV4TensorAttributes) {
   }
 }
 
+// Inputs other than [N, C]: 1-D, scalars, empty, one-value attributes over
+// rank 3.
+TEST(OrtMlBasic, OtherShapes) {
+  Tensor x3 = floats({2, 2, 3}, {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12});
+  check_ml(
+      "Imputer", x3,
+      [](ir::Node* n) {
+        n->set_attr(ir::Attr::of_floats("imputed_value_floats", {-1}));
+        n->set_attr(ir::Attr::of_float("replaced_value_float", 5));
+      },
+      "imputer_rank3");
+  check_ml(
+      "Scaler", x3,
+      [](ir::Node* n) {
+        n->set_attr(ir::Attr::of_floats("scale", {2}));
+        n->set_attr(ir::Attr::of_floats("offset", {1}));
+      },
+      "scaler_rank3");
+  auto per_feature = [](ir::Node* n) {
+    n->set_attr(ir::Attr::of_floats("scale", {1, 2, 3}));
+    n->set_attr(ir::Attr::of_floats("offset", {0, 1, 2}));
+  };
+  check_ml("Scaler", floats({3}, {0, 1, 0}), per_feature, "scaler_1d");
+  check_ml(
+      "Imputer", floats({3}, {0, 1, 0}),
+      [](ir::Node* n) {
+        n->set_attr(ir::Attr::of_floats("imputed_value_floats", {-1, -2, -3}));
+      },
+      "imputer_1d");
+  check_ml("Binarizer", floats({}, {0.5f}), {}, "binarizer_0d");
+  check_ml(
+      "LabelEncoder", strings({}, {"a"}),
+      [](ir::Node* n) {
+        n->set_attr(ir::Attr::of_strings("keys_strings", {"a"}));
+        n->set_attr(ir::Attr::of_ints("values_int64s", {3}));
+      },
+      "le_0d", 2);
+  check_ml(
+      "OneHotEncoder", ints({}, {2}),
+      [](ir::Node* n) {
+        n->set_attr(ir::Attr::of_ints("cats_int64s", {1, 2}));
+      },
+      "onehot_0d");
+  check_ml(
+      "LinearRegressor", floats({3}, {1, 2, 3}),
+      [](ir::Node* n) {
+        n->set_attr(ir::Attr::of_floats("coefficients", {1, 2, 3}));
+      },
+      "linreg_1d");
+  check_ml(
+      "LinearClassifier", floats({3}, {1, 2, 3}),
+      [](ir::Node* n) {
+        n->set_attr(ir::Attr::of_floats("coefficients", {1, 2, 3, -1, 0, 1}));
+        n->set_attr(ir::Attr::of_floats("intercepts", {0, 1}));
+        n->set_attr(ir::Attr::of_ints("classlabels_ints", {4, 5}));
+      },
+      "linclass_1d", 1, 2);
+  check_ml("Normalizer", floats({0, 3}, {}), {}, "normalizer_empty");
+}
+
 }  // namespace
 }  // namespace oxs::eval

@@ -1,6 +1,7 @@
 // ai.onnx.ml feature preprocessing: Binarizer, Scaler, Normalizer, Imputer,
 // ArrayFeatureExtractor and FeatureVectorizer. Shapes follow ONNX Runtime
-// where the spec is silent: per-feature attributes apply along the last axis,
+// where the spec is silent: per-feature attributes apply to X of [C] or
+// [N, C] (one value broadcasts over any shape),
 // Normalizer takes [C] or [N, C], ArrayFeatureExtractor turns a 1-D X into
 // [1, len(Y)], FeatureVectorizer pads or truncates each input to its
 // inputdimensions entry.
@@ -41,12 +42,21 @@ int64_t feature_count(const KernelContext& ctx, const Tensor& x) {
   return x.dims().back();
 }
 
-// An attribute list of size 1 (broadcast) or C (one per feature).
-void check_per_feature(const KernelContext& ctx, const char* name, size_t size, int64_t c) {
+// An attribute list of size 1 (broadcast, any rank) or C (one per feature,
+// X of [C] or [N, C]: ONNX Runtime takes dimension 1 as the features of a
+// higher-rank X, so per-feature values there would silently disagree).
+void check_per_feature(const KernelContext& ctx, const char* name, size_t size, const Tensor& x) {
+  int64_t c = x.dims().back();
   if (size != 1 && int64_t(size) != c) {
     ctx.fail(std::string(name) + " has " + std::to_string(size) +
              " values; give 1 (for every feature) or " + std::to_string(c) +
              " (one per feature: X's last dimension)");
+  }
+  if (size != 1 && x.rank() > 2) {
+    ctx.fail(std::string(name) +
+             " has one value per feature, which needs X as [C] or [N, C], "
+             "but X has shape " +
+             dims_to_string(x.dims()) + "; reshape X to [N, C] first");
   }
 }
 
@@ -75,8 +85,8 @@ void scaler(KernelContext& ctx) {
   int64_t c = feature_count(ctx, x);
   auto offset = ctx.attr_floats("offset", {0.0f});
   auto scale = ctx.attr_floats("scale", {1.0f});
-  check_per_feature(ctx, "offset", offset.size(), c);
-  check_per_feature(ctx, "scale", scale.size(), c);
+  check_per_feature(ctx, "offset", offset.size(), x);
+  check_per_feature(ctx, "scale", scale.size(), x);
   Tensor& y = ctx.alloc_output(0, DataType::Float, x.dims());
   float* out = y.mutable_data<float>();
   bool one_o = offset.size() == 1, one_s = scale.size() == 1;
@@ -146,7 +156,7 @@ void imputer(KernelContext& ctx) {
   }
   size_t n_values =
       is_float ? ctx.attr_floats(values_attr).size() : ctx.attr_ints(values_attr).size();
-  check_per_feature(ctx, values_attr, n_values, c);
+  check_per_feature(ctx, values_attr, n_values, x);
   Tensor& y = ctx.alloc_output(0, x.dtype(), x.dims());
   dispatch_numeric(x.dtype(), [&](auto tag) {
     using T = decltype(tag);
