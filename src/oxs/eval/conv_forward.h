@@ -235,7 +235,9 @@ void conv_forward(const T* x, const T* w, T* y, int64_t n, int64_t c, int64_t m,
       }
     }
     if constexpr (std::is_same_v<T, float>) {
-      if (win.rank() <= 3 && gemm_f32_uses_avx512(mg, P, CK)) {
+      // (Strides that large would overflow the gather's 32-bit lane offsets.)
+      if (win.rank() <= 3 && win.strides.back() < (int64_t(1) << 24) &&
+          gemm_f32_uses_avx512(mg, P, CK)) {
         for (int64_t g = 0; g < group; ++g) {
           Im2colRows src{xb + g * cg * in_n, geom3(win)};
           sgemm_avx512_rows(mg, P, CK, w + g * mg * CK, CK, RowSource{&src, &Im2colRows::fill},
