@@ -38,6 +38,7 @@ ir::Model one_node(const std::string& op, size_t outputs, ir::Node** node) {
   ir::Model m;
   m.opset_imports = {{"", 17}, {"ai.onnx.ml", 1}};
   ir::Graph& g = *m.graph;
+  g.set_name(op);
   std::vector<ir::Value*> in = {g.add_input(
       "X", ir::Type::tensor(ir::DataType::Float,
                             ir::Shape({ir::Dim::symbolic("N"), ir::Dim::known(kFeatures)})))};

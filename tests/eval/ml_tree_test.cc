@@ -7,6 +7,7 @@
 #include <cmath>
 #include <functional>
 #include <map>
+#include <random>
 #include <string>
 
 #include "oxs/eval/session.h"
@@ -310,6 +311,57 @@ TEST(MlTree, DoubleThresholdsCompareFloatInputsInDouble) {
   EXPECT_EQ(y.data<float>()[0], float(reference(e, x.data())[0]));
   EXPECT_EQ(y.data<float>()[0], 30.f);  // 0.1f > 0.1, then x1 = 1 is not < 0
   EXPECT_EQ(y.data<float>()[1], 10.f);
+}
+
+// Random corruptions of a valid forest (child and node ids, tree ids,
+// features, modes, targets) either run or fail with oxs::Error: no crash,
+// no hang, nothing else thrown.
+TEST(MlTree, RandomCorruptionsRunOrFailCleanly) {
+  std::mt19937_64 rng(12345);
+  int errors = 0, ran = 0;
+  for (int round = 0; round < 300; ++round) {
+    Ensemble e = small_tree();
+    for (TNode n : small_tree().nodes) {  // a second tree
+      n.tree = 1;
+      e.nodes.push_back(n);
+    }
+    for (int k = 0; k < 1 + int(rng() % 3); ++k) {
+      TNode& n = e.nodes[rng() % e.nodes.size()];
+      int64_t v = int64_t(rng() % 7) - 1;
+      switch (rng() % 6) {
+        case 0:
+          n.yes = v;
+          break;
+        case 1:
+          n.no = v;
+          break;
+        case 2:
+          n.id = v;
+          break;
+        case 3:
+          n.tree = v % 3;
+          break;
+        case 4:
+          n.feature = v;
+          break;
+        default:
+          n.mode = rng() % 2 ? "LEAF" : "BRANCH_EQ";
+          n.weights = {{v % 2, 1.0}};
+      }
+    }
+    try {
+      Tensor y = run(e, {0.5f, -1, 0, 2, 0, 1}, 3);
+      EXPECT_EQ(y.dims(), (Dims{2, 1}));
+      ++ran;
+    } catch (const Error& err) {
+      EXPECT_NE(err.describe().find("forest"), std::string::npos) << err.describe();
+      ++errors;
+    }
+  }
+  // Both outcomes occur, so the corruptions are neither all harmless nor
+  // all rejected.
+  EXPECT_GT(errors, 0);
+  EXPECT_GT(ran, 0);
 }
 
 }  // namespace

@@ -237,7 +237,10 @@ void svm_classifier(KernelContext& ctx) {
   int64_t V = 0;
   std::vector<int64_t> start;
   for (int64_t n : per_class) {
-    if (n < 0) ctx.fail("vectors_per_class has a negative count " + std::to_string(n));
+    if (n < 0 || size_t(n) > sv.size()) {
+      ctx.fail("vectors_per_class has a count of " + std::to_string(n) + " but there are only " +
+               std::to_string(sv.size()) + " support vector values");
+    }
     start.push_back(V);
     V += n;
   }

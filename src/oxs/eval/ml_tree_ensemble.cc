@@ -350,6 +350,10 @@ void tree_ensemble_regressor(KernelContext& ctx) {
   const ir::Attr* nt = ctx.attr("n_targets");
   int64_t T = nt ? nt->i : 1;
   if (T < 1) ctx.fail("n_targets must be at least 1, got " + std::to_string(T));
+  // Per-row score buffers are allocated from it before any weight is read.
+  if (T > (int64_t(1) << 24)) {
+    ctx.fail("n_targets " + std::to_string(T) + " is more than oxs supports (2^24)");
+  }
   auto p = prepare(ctx, false, T, ctx.tensor(0).dtype() == DataType::Double);
   if (p->f64 && (p->doubles || ctx.tensor(0).dtype() == DataType::Double)) {
     regress<double>(ctx, *p->f64, *p, T);
