@@ -1,18 +1,19 @@
 // The forward convolution core behind Conv, ConvInteger and QLinearConv
 // (nn_conv.cc): Y[n, m, out...] = sum W[m, c/g, k...] * X[n, c, window] + B.
 // Used only inside src/oxs/eval; it checks nothing (the kernels validate
-// shapes and attributes before calling) and allocates no tensors.
+// shapes and attributes before calling) and allocates no output.
 //
 // Paths, chosen by conv_forward():
 //   - pointwise (1x1.., stride 1, no pads): X itself is the GEMM operand;
-//   - depthwise (one input channel per group, float/double): a direct loop,
-//     instead of one tiny GEMM per channel;
+//   - depthwise (one input channel per group, group > 1, float/double): a
+//     direct loop, instead of one tiny GEMM per channel;
 //   - rank <= 3, float, AVX-512 SGEMM in use: the im2col matrix is built
 //     straight into the GEMM's packed panels (Im2colRows);
-//   - rank <= 3 otherwise: im2col into a reused per-thread buffer, a band of output
-//     rows at a time (so the buffer stays small and cache-warm), with whole
-//     zero rows / row-wise copies and no bounds checks in the interior;
-//   - rank > 3: a generic im2col over the whole output.
+//   - rank <= 3 otherwise: im2col into a per-thread buffer kept between
+//     calls (about 1 MiB: a band of output rows at a time, so it stays
+//     cache-warm), with whole zero rows / row-wise copies and no bounds
+//     checks in the interior;
+//   - rank > 3: a generic im2col over the whole output (a checked Tensor).
 // The bias is written into Y first and the GEMM accumulates onto it
 // (beta = 1), which saves a separate pass over Y.
 #pragma once

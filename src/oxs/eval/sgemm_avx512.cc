@@ -91,21 +91,26 @@ struct MatrixB {
   int64_t ldb;
   __attribute__((target("avx512f"))) void pack(int64_t p0, int64_t kc, int64_t j0, int64_t nc,
                                                float* bp) const {
+    if (!tb) {
+      // Row by row, so the reads are sequential (B is often a weight matrix
+      // coming from memory; panel-by-panel reads would touch kc rows at once).
+      for (int64_t kk = 0; kk < kc; ++kk) {
+        const float* src = b + (p0 + kk) * ldb + j0;
+        for (int64_t jr = 0; jr < nc; jr += NR) {
+          const int64_t cols = std::min(NR, nc - jr);
+          float* dst = bp + jr * kc + kk * NR;
+          _mm512_store_ps(dst, _mm512_maskz_loadu_ps(mask_lo(cols), src + jr));
+          _mm512_store_ps(dst + 16, _mm512_maskz_loadu_ps(mask_hi(cols), src + jr + 16));
+        }
+      }
+      return;
+    }
     for (int64_t jr = 0; jr < nc; jr += NR) {
       const int64_t cols = std::min(NR, nc - jr);
       float* dst = bp + jr * kc;
-      if (!tb) {
-        const __mmask16 m0 = mask_lo(cols), m1 = mask_hi(cols);
-        for (int64_t kk = 0; kk < kc; ++kk) {
-          const float* src = b + (p0 + kk) * ldb + j0 + jr;
-          _mm512_store_ps(dst + kk * NR, _mm512_maskz_loadu_ps(m0, src));
-          _mm512_store_ps(dst + kk * NR + 16, _mm512_maskz_loadu_ps(m1, src + 16));
-        }
-      } else {
-        for (int64_t kk = 0; kk < kc; ++kk) {
-          for (int64_t j = 0; j < NR; ++j) {
-            dst[kk * NR + j] = j < cols ? b[(j0 + jr + j) * ldb + p0 + kk] : 0.0f;
-          }
+      for (int64_t kk = 0; kk < kc; ++kk) {
+        for (int64_t j = 0; j < NR; ++j) {
+          dst[kk * NR + j] = j < cols ? b[(j0 + jr + j) * ldb + p0 + kk] : 0.0f;
         }
       }
     }
