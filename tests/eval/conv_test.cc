@@ -10,6 +10,7 @@
 #include <random>
 
 #include "oxs/eval/gemm.h"
+#include "oxs/eval/half.h"
 #include "oxs/eval/session.h"
 #include "oxs/ir/error.h"
 
@@ -222,6 +223,7 @@ std::vector<Case> cases() {
       {"rows of 32, stride 2", {1, 3, 17, 64}, {4, 3, 3, 3}, 1, {2, 2}, {}, {1, 1, 1, 1}},
       {"rows of 16, dilated", {1, 2, 20, 16}, {3, 2, 3, 3}, 1, {}, {2, 2}, {2, 2, 2, 2}},
       {"rows of 48 over blocks", {1, 8, 30, 48}, {6, 8, 3, 3}, 1, {}, {}, {1, 0, 1, 2}},
+      {"no input channels (Y = B)", {1, 0, 4, 4}, {2, 0, 3, 3}, 1, {}, {}, {1, 1, 1, 1}},
       {"1-D", {2, 3, 17}, {4, 3, 3}, 1, {}, {}, {1, 1}},
       {"1-D strided dilated", {1, 2, 20}, {3, 2, 4}, 1, {3}, {2}, {2, 0}},
       {"1-D depthwise", {1, 4, 12}, {4, 1, 5}, 4, {2}, {}, {2, 2}},
@@ -268,6 +270,13 @@ TEST(Conv, FloatThroughOpenBlasMatchesReferenceLoop) {
 
 TEST(Conv, DoubleMatchesReferenceLoop) {
   for (const Case& c : cases()) check_conv<double>(c, DataType::Double, 1e-10);
+}
+
+TEST(Conv, Float16MatchesReferenceLoop) {
+  // float16 takes the im2col-band path with the loop GEMM (float accumulation,
+  // one rounding to float16 at the end); the tolerance is a few float16 ulps
+  // of the largest outputs (|y| < 32).
+  for (const Case& c : cases()) check_conv<Half>(c, DataType::Float16, 0.05);
 }
 
 TEST(Conv, RepeatedRunsReuseTheBufferCorrectly) {
