@@ -364,5 +364,42 @@ TEST(MlTree, RandomCorruptionsRunOrFailCleanly) {
   EXPECT_GT(ran, 0);
 }
 
+// Two labels scored separately (class ids 0 and 1): the label is the class
+// with the top score (ORT instead takes class 1 whenever its score is
+// positive, and writes raw 1/0 for integer labels).
+TEST(MlTree, TwoClassesWithBothIdsLabelTheTopScore) {
+  ir::Model m;
+  m.opset_imports = {{"", 17}, {"ai.onnx.ml", 1}};
+  ir::Graph& g = *m.graph;
+  std::vector<ir::Value*> ins = {g.add_input("X", ir::Type::tensor(DataType::Float))};
+  ir::Node* n = g.create_node("TreeEnsembleClassifier", ins, 2);
+  n->set_domain("ai.onnx.ml");
+  // x0 <= 0 ? leaf 1 (0.2, 0.8) : leaf 2 (0.6, 0.4)
+  n->set_attr(ir::Attr::of_ints("nodes_treeids", {0, 0, 0}));
+  n->set_attr(ir::Attr::of_ints("nodes_nodeids", {0, 1, 2}));
+  n->set_attr(ir::Attr::of_ints("nodes_featureids", {0, 0, 0}));
+  n->set_attr(ir::Attr::of_strings("nodes_modes", {"BRANCH_LEQ", "LEAF", "LEAF"}));
+  n->set_attr(ir::Attr::of_floats("nodes_values", {0, 0, 0}));
+  n->set_attr(ir::Attr::of_ints("nodes_truenodeids", {1, 0, 0}));
+  n->set_attr(ir::Attr::of_ints("nodes_falsenodeids", {2, 0, 0}));
+  n->set_attr(ir::Attr::of_ints("class_treeids", {0, 0, 0, 0}));
+  n->set_attr(ir::Attr::of_ints("class_nodeids", {1, 1, 2, 2}));
+  n->set_attr(ir::Attr::of_ints("class_ids", {0, 1, 0, 1}));
+  const std::vector<float> w = {0.2f, 0.8f, 0.6f, 0.4f};
+  n->set_attr(ir::Attr::of_floats("class_weights", w));
+  n->set_attr(ir::Attr::of_ints("classlabels_int64s", {3, 13}));
+  g.add_output(n->output(0));
+  g.add_output(n->output(1));
+  Session s(m);
+  std::vector<float> x = {-1, 1};
+  auto out = s.run({{"X", Tensor::of<float>(DataType::Float, {2, 1}, std::span<const float>(x))}});
+  for (int64_t r = 0; r < 2; ++r) {
+    float c0 = w[size_t(2 * r)], c1 = w[size_t(2 * r + 1)];
+    EXPECT_EQ(out[0].tensor().data<int64_t>()[r], c1 > c0 ? 13 : 3) << "row " << r;
+    EXPECT_EQ(out[1].tensor().data<float>()[2 * r], c0);
+    EXPECT_EQ(out[1].tensor().data<float>()[2 * r + 1], c1);
+  }
+}
+
 }  // namespace
 }  // namespace oxs::eval

@@ -385,13 +385,14 @@ void classify(KernelContext& ctx, const Forest<Th>& f, const Prepared& e, int64_
   // other column is derived from it (ONNX Runtime's binary case).
   const bool binary = C == 2 && f.distinct_targets == 1;
   const bool all_pos = f.all_weights_nonnegative;
-  std::vector<double> base = e.base;
-  // Label index, or -1 for ONNX Runtime's raw 1/0 label of two classes
-  // that are not the binary case (see below).
+  const std::vector<double>& base = e.base;
   run_forest<Th>(ctx, f, Agg::Sum, C, x, [&](int64_t r, Th* s, const uint8_t* h0) {
     float* z = zout + r * C;
-    uint8_t h[2] = {0, 0};
-    if (C > 2 || C == 1) {
+    if (!binary) {
+      // Several class ids: each class has its score, the label is the top
+      // one. (ONNX Runtime, for two labels, labels by the sign of class 1's
+      // score and writes raw 1/0 for integer labels; the spec asks for the
+      // top class.)
       std::vector<uint8_t> hv(h0, h0 + C);
       for (size_t k = 0; k < nb; ++k) {
         s[k] += static_cast<Th>(base[k]);
@@ -406,50 +407,40 @@ void classify(KernelContext& ctx, const Forest<Th>& f, const Prepared& e, int64_
       apply_post_transform(post, z, 1, C);
       return;
     }
-    // Two classes, as ONNX Runtime completes them.
-    h[0] = h0[0];
-    h[1] = h0[1];
+    // Two labels, one class id: ONNX Runtime's binary case. A class that no
+    // leaf scored reads as 0 even after a base value was added to it (ORT's
+    // has_score), and the label comes from class 1's score (or class 0's
+    // when class 1 has none) against 0.5 (all weights positive) or 0.
+    uint8_t h[2] = {h0[0], h0[1]};
     Th s0 = s[0], s1 = s[1];
     size_t size = 2;
     if (nb == 2) {
       if (h[1]) {
-        // ONNX Runtime adds base_values[1] to the class-0 score here (and
-        // ignores base_values[0]); the spec does not say.
+        // ORT adds base_values[1] to the class-0 score here and ignores
+        // base_values[0]; the spec does not say.
         s1 = static_cast<Th>(base[1]) + s0;
         s0 = -s1;
       } else {
         s1 += static_cast<Th>(base[1]);
         s0 += static_cast<Th>(base[0]);
       }
-    } else if (nb == 1) {
-      s0 += static_cast<Th>(base[0]);
-      if (!h[1]) size = binary ? 1 : 2;
-    } else if (!h[1]) {
-      size = binary ? 1 : 2;
+    } else {
+      if (nb == 1) s0 += static_cast<Th>(base[0]);
+      if (!h[1]) size = 1;
     }
     Th pos = (size == 2 && h[1]) ? s1 : (h[0] ? s0 : Th(0));
-    int add = -1;
-    if (binary) {
-      if (all_pos) {
-        add = pos > Th(0.5) ? 0 : 1;
-        label_index[size_t(r)] = pos > Th(0.5) ? 1 : 0;
-      } else {
-        add = pos > 0 ? 2 : 3;
-        label_index[size_t(r)] = pos > 0 ? 1 : 0;
-      }
-    } else {
-      label_index[size_t(r)] = pos > 0 ? 1 : 0;
-    }
+    bool positive = all_pos ? pos > Th(0.5) : pos > Th(0);
+    label_index[size_t(r)] = positive ? 1 : 0;
+    float v0 = h[0] ? static_cast<float>(s0) : 0.f;
     if (size == 2) {
-      z[0] = static_cast<float>(s0);
-      z[1] = static_cast<float>(s1);
+      z[0] = v0;
+      z[1] = h[1] ? static_cast<float>(s1) : 0.f;
       apply_post_transform(post, z, 1, 2);
       return;
     }
-    // One score: ONNX Runtime's completion (all-positive weights: a
-    // probability, [1 - s, s]; mixed signs: a margin, [-s, s]).
-    float v = static_cast<float>(s0);
-    expand_binary_scores(post, add <= 1 ? BinaryScores::OneMinus : BinaryScores::Negate, &v, 1, z);
+    // One score: all-positive weights make it a probability ([1 - s, s]),
+    // mixed signs a margin ([-s, s]).
+    expand_binary_scores(post, all_pos ? BinaryScores::OneMinus : BinaryScores::Negate, &v0, 1, z);
   });
   for (int64_t r = 0; r < rows; ++r) {
     size_t k = size_t(label_index[size_t(r)]);
