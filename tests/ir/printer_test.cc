@@ -152,6 +152,9 @@ TEST(Printer, Functions) {
   EXPECT_TRUE(contains(text, "function local.Twice <k> opsets {ai.onnx: 17} {\n")) << text;
   EXPECT_TRUE(contains(text, "  input %x\n")) << text;
   EXPECT_TRUE(contains(text, "= Add(%x, %x)  # ")) << text;
+  m.functions.rename(*m.functions[0], "local", "Twice", "int");
+  text = print(m);
+  EXPECT_TRUE(contains(text, "function local.Twice overload \"int\" <k> opsets")) << text;
 }
 
 TEST(Printer, NumbersAreShortestRoundTrip) {

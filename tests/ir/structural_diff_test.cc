@@ -225,6 +225,15 @@ TEST(StructuralDiff, ModelsCompareFunctionsAndOpsets) {
   auto r = diff(a, b);
   ASSERT_FALSE(r.equivalent());
   EXPECT_EQ(r.differences[0].message, "function only in the second model");
+  // Functions match by (domain, name, overload): another overload is another function.
+  auto g = std::make_unique<Function>("local", "f");
+  g->overload = "v2";
+  a.functions.push_back(std::move(g));
+  auto r2 = diff(a, b);
+  ASSERT_EQ(r2.differences.size(), 2u) << r2.to_string();
+  EXPECT_EQ(r2.differences[0].where_a, "function 'local.f:v2'");
+  EXPECT_EQ(r2.differences[0].message, "function only in the first model");
+  EXPECT_EQ(r2.differences[1].where_b, "function 'local.f'");
 }
 
 }  // namespace

@@ -292,6 +292,7 @@ class Printer {
 
   void function(const Function& f, int depth) {
     std::string head = "function " + (f.domain.empty() ? "" : f.domain + ".") + f.name;
+    if (!f.overload.empty()) head += " overload " + quoted(f.overload);
     if (!f.attributes.empty()) {
       head += " <";
       for (size_t i = 0; i < f.attributes.size(); ++i) head += (i ? ", " : "") + f.attributes[i];

@@ -7,6 +7,7 @@
 #include <functional>
 #include <map>
 #include <set>
+#include <tuple>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -500,13 +501,17 @@ DiffResult diff(const Model& a, const Model& b, const DiffOptions& options) {
     r.differences.insert(r.differences.begin(),
                          {"model", "model", "opset imports differ: " + text});
   }
-  std::map<std::pair<std::string, std::string>, const Function*> fb;
-  for (const auto& f : b.functions) fb[{f->domain, f->name}] = f.get();
+  // Functions match by their key (domain, name, overload).
+  auto label = [](const Function& f) {
+    return f.domain + "." + f.name + (f.overload.empty() ? "" : ":" + f.overload);
+  };
+  std::map<std::tuple<std::string, std::string, std::string>, const Function*> fb;
+  for (const auto& f : b.functions) fb[{f->domain, f->name, f->overload}] = f.get();
   for (const auto& f : a.functions) {
-    auto it = fb.find({f->domain, f->name});
+    auto it = fb.find({f->domain, f->name, f->overload});
     if (it == fb.end()) {
-      r.differences.push_back({"function '" + f->domain + "." + f->name + "'", "(none)",
-                               "function only in the first model"});
+      r.differences.push_back(
+          {"function '" + label(*f) + "'", "(none)", "function only in the first model"});
       continue;
     }
     DiffResult fr = diff(*f, *it->second, options);
@@ -517,8 +522,8 @@ DiffResult diff(const Model& a, const Model& b, const DiffOptions& options) {
     fb.erase(it);
   }
   for (const auto& [key, f] : fb) {
-    r.differences.push_back({"(none)", "function '" + key.first + "." + key.second + "'",
-                             "function only in the second model"});
+    r.differences.push_back(
+        {"(none)", "function '" + label(*f) + "'", "function only in the second model"});
   }
   if (r.differences.size() > options.max_differences) r.differences.resize(options.max_differences);
   return r;
