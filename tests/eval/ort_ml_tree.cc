@@ -256,6 +256,16 @@ TEST(OrtMlTree, RegressorSingleTarget) {
   check_regressor("reg3_probit", s3, {.post = "PROBIT"}, "AVERAGE");
 }
 
+// Leaves that score only targets 0 and 2. Excluded: the same with
+// base_values (ORT writes 0 for a target no leaf scored, ignoring its base
+// value; oxs adds the base value as the spec says).
+TEST(OrtMlTree, RegressorSparseTargets) {
+  ForestSpec s{.weight_ids = {0, 2}, .seed = 55};
+  for (const char* agg : {"SUM", "AVERAGE", "MIN", "MAX"}) {
+    check_regressor(std::string("reg_sparse_") + agg, s, {.post = "SOFTMAX"}, agg);
+  }
+}
+
 TEST(OrtMlTree, RegressorMissingValues) {
   for (uint64_t seed : {60, 61, 62}) {
     ForestSpec s{.modes = kAllModes, .missing = true, .seed = seed};
