@@ -29,18 +29,8 @@ struct SvmKernel {
   KernelType type = KernelType::Linear;
   float gamma = 0, coef0 = 0, degree = 0;
 
-  // K(x, sv) over `n` features.
-  float operator()(const float* x, const float* sv, int64_t n) const {
-    if (type == KernelType::Rbf) {
-      float sum = 0;
-      for (int64_t i = 0; i < n; ++i) {
-        float d = x[i] - sv[i];
-        sum += d * d;
-      }
-      return std::exp(-gamma * sum);
-    }
-    float dot = 0;
-    for (int64_t i = 0; i < n; ++i) dot += x[i] * sv[i];
+  // The kernel of a dot product (LINEAR, POLY, SIGMOID).
+  float from_dot(float dot) const {
     switch (type) {
       case KernelType::Poly: {
         float v = gamma * dot + coef0;
@@ -54,6 +44,50 @@ struct SvmKernel {
         return dot;
     }
   }
+};
+
+// K(x, sv_v) for every support vector v at once. The vectors are kept
+// transposed ([F, V]) so the inner loop runs over v, independent lanes the
+// compiler vectorizes, while each K still sums its features in order (the
+// same float result as one vector at a time).
+class KernelRows {
+ public:
+  KernelRows(const SvmKernel& k, const std::vector<float>& sv, int64_t V, int64_t F)
+      : k_(k), V_(V), F_(F), svt_(size_t(V * F)), acc_(size_t(V)) {
+    for (int64_t v = 0; v < V; ++v) {
+      for (int64_t f = 0; f < F; ++f) svt_[size_t(f * V + v)] = sv[size_t(v * F + f)];
+    }
+  }
+
+  // out[v] = K(x, sv_v) for x of F features.
+  void eval(const float* x, float* out) {
+    float* acc = acc_.data();
+    const float* svt = svt_.data();
+    std::fill(acc_.begin(), acc_.end(), 0.f);
+    if (k_.type == KernelType::Rbf) {
+      for (int64_t f = 0; f < F_; ++f) {
+        const float xf = x[f];
+        const float* col = svt + f * V_;
+        for (int64_t v = 0; v < V_; ++v) {
+          float d = xf - col[v];
+          acc[v] += d * d;
+        }
+      }
+      for (int64_t v = 0; v < V_; ++v) out[v] = std::exp(-k_.gamma * acc[v]);
+      return;
+    }
+    for (int64_t f = 0; f < F_; ++f) {
+      const float xf = x[f];
+      const float* col = svt + f * V_;
+      for (int64_t v = 0; v < V_; ++v) acc[v] += xf * col[v];
+    }
+    for (int64_t v = 0; v < V_; ++v) out[v] = k_.from_dot(acc[v]);
+  }
+
+ private:
+  SvmKernel k_;
+  int64_t V_, F_;
+  std::vector<float> svt_, acc_;
 };
 
 SvmKernel read_kernel(const KernelContext& ctx) {
@@ -140,11 +174,12 @@ void svm_regressor(KernelContext& ctx) {
                std::to_string(n_sv) + "; give one per vector");
     }
     require_features(ctx, cols, features, "support vector length");
+    KernelRows kr(kernel, sv, n_sv, features);
+    std::vector<float> k(static_cast<size_t>(n_sv));
     for (int64_t r = 0; r < rows; ++r) {
+      kr.eval(x + r * cols, k.data());
       float sum = 0;
-      for (int64_t v = 0; v < n_sv; ++v) {
-        sum += coef[size_t(v)] * kernel(x + r * cols, sv.data() + v * features, features);
-      }
+      for (int64_t v = 0; v < n_sv; ++v) sum += coef[size_t(v)] * k[size_t(v)];
       out[r] = sum + rho[0];
     }
   } else {
@@ -312,8 +347,9 @@ void svm_classifier(KernelContext& ctx) {
   std::vector<float> k(static_cast<size_t>(V)), dec(static_cast<size_t>(pairs)),
       r2(static_cast<size_t>(C * C));
   std::vector<int64_t> votes(static_cast<size_t>(C));
+  KernelRows kr(kernel, sv, V, F);
   for (int64_t r = 0; r < rows; ++r) {
-    for (int64_t v = 0; v < V; ++v) k[size_t(v)] = kernel(x + r * cols, sv.data() + v * F, F);
+    kr.eval(x + r * cols, k.data());
     std::fill(votes.begin(), votes.end(), 0);
     // Pair (i, j): class i's vectors weighted by coefficient row j-1, class
     // j's by row i (libsvm's layout), plus rho.
