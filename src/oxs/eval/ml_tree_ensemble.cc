@@ -1,10 +1,20 @@
 // ai.onnx.ml TreeEnsembleRegressor and TreeEnsembleClassifier (opset 1 and
-// 3). The attributes are compiled into a Forest (ml_tree_compile.cc); rows
-// are then evaluated in batches, tree by tree, so a batch's inputs and the
-// current tree stay in cache. Where the spec is silent or vague (how scores
-// of a two-class ensemble with one class id are completed, which base value
-// a single-target ensemble adds), the results follow ONNX Runtime; see the
-// comments at each such place.
+// 3). The attributes are compiled once per session into a Forest
+// (ml_tree_compile.cc, kept in the node's kernel state); rows are then
+// evaluated in batches, tree by tree, eight rows in lockstep, so a batch's
+// inputs and the current tree stay in cache.
+//
+// Where the spec is silent the results follow ONNX Runtime 1.20 (checked in
+// tests/eval/ort_ml_tree.cc): thresholds and sums in float unless X is double
+// (or the attributes are double tensors); a tree's root is its first listed
+// node; weights on branch nodes are ignored; a single target gets only
+// PROBIT; two labels with one class id complete the second score as ORT does.
+// Where ORT contradicts the spec, the spec wins: base_values are added to
+// every target (ORT drops them for a target no leaf scored), two labels
+// scored separately are labelled by the top score (ORT: by the sign of
+// class 1's score, with raw 1/0 for integer labels), integer X works for the
+// regressor too, and double thresholds compare float X in double (ORT
+// rejects that model).
 #include <algorithm>
 #include <cmath>
 #include <memory>
