@@ -111,6 +111,70 @@ TEST(Functions, NestedFunctionsInlineRecursively) {
   EXPECT_EQ(oxs::testing::onnx_checker(m, "nested_inlined"), "");
 }
 
+// pick(X, C) = (If(C, then: Relu(Neg(X)) + X, else: Abs(X)), X, Neg(X)):
+// a body If whose branches read a formal and a body value, an output that is
+// a formal (the caller's value), and a body value returned as well.
+const ir::Function& add_pick(Builder& b) {
+  Builder fb = b.function("local", "pick");
+  oxs::opset17 op(fb);
+  Var X = fb.input("X");
+  Var C = fb.input("C");
+  Var t = op.Neg(X);
+  Builder then_b = fb.subgraph("then");
+  {
+    oxs::opset17 top(then_b);
+    then_b.output(top.Add(top.Relu(t), X));
+  }
+  Builder else_b = fb.subgraph("else");
+  {
+    oxs::opset17 eop(else_b);
+    else_b.output(eop.Abs(X));
+  }
+  Var r = op.If(C, {.else_branch = else_b.take_graph(), .then_branch = then_b.take_graph()})[0];
+  fb.output(r, "R");
+  fb.output(X, "X_out");
+  fb.output(t, "T");
+  return b.add_function(std::move(fb));
+}
+
+void expect_no_calls(const ir::Graph& g) {
+  g.for_each_node_recursive([](ir::Node* n) { EXPECT_NE(n->domain(), "local") << n->name(); });
+}
+
+TEST(Functions, InliningBodiesWithSubgraphsAndPassThroughOutputs) {
+  Builder b;
+  oxs::opset17 op(b);
+  const ir::Function& pick = add_pick(b);
+  Var x = b.input("x", DataType::Float, shape({"N", 3}));
+  Var c = b.input("c", DataType::Bool, shape({}));
+  auto first = b.call(pick, {x, c});
+  auto second = b.call(pick, {first[2], c});  // a body value feeds another call
+  // A call inside a branch of the main graph, reading outer values.
+  Builder then_b = b.subgraph("then");
+  then_b.output(then_b.call(pick, {first[0], c})[1]);  // the formal passed through
+  Builder else_b = b.subgraph("else");
+  {
+    oxs::opset17 eop(else_b);
+    else_b.output(eop.Neg(x));
+  }
+  Var branch =
+      op.If(c, {.else_branch = else_b.take_graph(), .then_branch = then_b.take_graph()})[0];
+  b.output(first[0], "a");
+  b.output(first[1], "b");  // is x itself: needs an Identity to be named b
+  b.output(first[2], "t");  // also read by the second call
+  b.output(second[0], "d");
+  b.output(branch, "e");
+  ir::Model m = b.finish({.inline_functions = true});
+  EXPECT_TRUE(m.functions.empty());
+  expect_no_calls(*m.graph);
+  std::vector<std::string> outs;
+  for (const ir::Value* o : m.graph->outputs()) outs.push_back(o->name());
+  EXPECT_EQ(outs, (std::vector<std::string>{"a", "b", "t", "d", "e"}));
+  EXPECT_EQ(m.graph->outputs()[1]->producer()->op_type(), "Identity");
+  EXPECT_EQ(m.graph->outputs()[1]->producer()->input(0)->name(), "x");
+  EXPECT_EQ(oxs::testing::onnx_checker(m, "pick_inlined"), "");
+}
+
 TEST(Functions, MisspeltAttributeOfACall) {
   Builder b;
   const ir::Function& hardmax = add_hardmax(b);
