@@ -211,5 +211,31 @@ TEST(OrtMlSvm, LinearClassifierModel) {
   }
 }
 
+// X as [F]: one row.
+TEST(OrtMlSvm, OneDimensionalInput) {
+  std::mt19937_64 rng(500);
+  auto attrs = [&](ir::Node* n) {
+    set_kernel(n, kKernels[3]);
+    n->set_attr(ir::Attr::of_int("n_supports", 4));
+    n->set_attr(ir::Attr::of_floats("support_vectors", uniform(12, -1, 1, rng)));
+    n->set_attr(ir::Attr::of_floats("coefficients", uniform(4, -1, 1, rng)));
+    n->set_attr(ir::Attr::of_floats("rho", {0.1f}));
+  };
+  ir::Model m =
+      single_op("SVMRegressor", {tensor_type(DataType::Float, {3})}, 17, attrs, 1, kMl, 1);
+  check_against_ort(m, "svr_1d",
+                    {.feeds = {{"in0", input(DataType::Float, 1, 3, 7).reshaped({3})}},
+                     .rtol = 1e-4,
+                     .atol = 1e-4});
+  std::mt19937_64 rng2(501);
+  Svc c{.classes = 3, .proba = true};
+  ir::Model cm = svc_model(c, kKernels[1], 4, rng2);
+  cm.graph->inputs()[0]->set_type(tensor_type(DataType::Float, {4}));
+  check_against_ort(cm, "svc_1d",
+                    {.feeds = {{"in0", input(DataType::Float, 1, 4, 8).reshaped({4})}},
+                     .rtol = 1e-4,
+                     .atol = 1e-4});
+}
+
 }  // namespace
 }  // namespace oxs::eval

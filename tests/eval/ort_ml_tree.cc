@@ -171,7 +171,17 @@ struct RunSpec {
   double nan_rate = 0;
   std::string post = "NONE";
   std::vector<double> base;
+  bool one_d = false;  // X as [features] (one row)
 };
+
+std::vector<int64_t> x_dims(const ForestSpec& s, const RunSpec& r) {
+  return r.one_d ? std::vector<int64_t>{s.features} : std::vector<int64_t>{r.rows, s.features};
+}
+
+Tensor x_feed(const ForestSpec& s, const RunSpec& r) {
+  return grid_input(r.dt, r.one_d ? 1 : r.rows, s.features, r.nan_rate, s.seed)
+      .reshaped(x_dims(s, r));
+}
 
 void check_regressor(const std::string& name, const ForestSpec& s, const RunSpec& r,
                      const std::string& agg) {
@@ -187,10 +197,10 @@ void check_regressor(const std::string& name, const ForestSpec& s, const RunSpec
     n->set_attr(ir::Attr::of_string("aggregate_function", agg));
     n->set_attr(ir::Attr::of_string("post_transform", r.post));
   };
-  ir::Model m = single_op("TreeEnsembleRegressor", {tensor_type(r.dt, {r.rows, s.features})}, 17,
-                          attrs, 1, kMl, s.as_tensor ? 3 : 1);
+  ir::Model m = single_op("TreeEnsembleRegressor", {tensor_type(r.dt, x_dims(s, r))}, 17, attrs, 1,
+                          kMl, s.as_tensor ? 3 : 1);
   check_against_ort(m, name,
-                    {.feeds = {{"in0", grid_input(r.dt, r.rows, s.features, r.nan_rate, s.seed)}},
+                    {.feeds = {{"in0", x_feed(s, r)}},
                      .rtol = 1e-4,
                      .atol = r.post == "PROBIT" ? kProbitAtol : 1e-5});
 }
@@ -216,13 +226,11 @@ void check_classifier(const std::string& name, const ForestSpec& s, const RunSpe
     if (!r.base.empty()) set_reals(n, "base_values", r.base, s.as_tensor);
     n->set_attr(ir::Attr::of_string("post_transform", r.post));
   };
-  ir::Model m = single_op("TreeEnsembleClassifier", {tensor_type(r.dt, {r.rows, s.features})}, 17,
-                          attrs, 2, kMl, s.as_tensor ? 3 : 1);
-  check_against_ort(m, name,
-                    {.feeds = {{"in0", grid_input(r.dt, r.rows, s.features, r.nan_rate, s.seed)}},
-                     .rtol = 1e-4,
-                     .atol = 1e-5,
-                     .ignore_outputs = ignore});
+  ir::Model m = single_op("TreeEnsembleClassifier", {tensor_type(r.dt, x_dims(s, r))}, 17, attrs, 2,
+                          kMl, s.as_tensor ? 3 : 1);
+  check_against_ort(
+      m, name,
+      {.feeds = {{"in0", x_feed(s, r)}}, .rtol = 1e-4, .atol = 1e-5, .ignore_outputs = ignore});
 }
 
 const std::vector<std::string> kAllModes = {"BRANCH_LEQ", "BRANCH_LT", "BRANCH_GTE",
@@ -365,6 +373,14 @@ TEST(OrtMlTree, ClassifierOpset3DoubleAttributes) {
   check_classifier("cls_v3_double", s,
                    {.dt = DataType::Double, .nan_rate = 0.1, .post = "SOFTMAX", .base = {1, 0, -1}},
                    true);
+}
+
+// X as [F], one row. One feature only: ORT reads a 1-D X as one row but
+// checks feature ids against 1 column.
+TEST(OrtMlTree, OneDimensionalInput) {
+  ForestSpec s{.features = 1, .modes = kAllModes, .seed = 500};
+  check_regressor("reg_1d", s, {.one_d = true}, "SUM");
+  check_classifier("cls_1d", s, {.post = "SOFTMAX", .one_d = true}, true);
 }
 
 TEST(OrtMlTree, LargerForest) {
