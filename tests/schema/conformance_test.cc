@@ -34,6 +34,30 @@ TEST(Conformance, ValidModelPasses) {
   EXPECT_TRUE(check_conformance(m).empty());
 }
 
+// libonnx 1.12's shape inference aborts on map-typed values: reported as a
+// limitation (a note), not as a problem of this valid model.
+TEST(Conformance, MapTypedValuesAreALimitationNotAProblem) {
+  ir::Model m;
+  m.ir_version = 8;
+  m.opset_imports = {{"", 17}, {"ai.onnx.ml", 3}};
+  ir::Graph& g = *m.graph;
+  g.set_name("main");
+  ir::Value* in[] = {g.add_input("p", ir::Type::tensor(ir::DataType::Float, ir::Shape{2, 3}))};
+  ir::Node* zip = g.create_node("ZipMap", in, 1, "ai.onnx.ml");
+  zip->set_attr(ir::Attr::of_ints("classlabels_int64s", {0, 1, 2}));
+  zip->output(0)->set_type(ir::Type::sequence(
+      ir::Type::map(ir::DataType::Int64, ir::Type::tensor(ir::DataType::Float, ir::Shape{}))));
+  g.add_output(zip->output(0));
+  std::vector<ConformanceIssue> issues = check_conformance(m);
+  ASSERT_EQ(issues.size(), 1u);
+  EXPECT_TRUE(issues[0].limitation) << issues[0].message;
+  EXPECT_NE(issues[0].message.find("map-typed"), std::string::npos) << issues[0].message;
+  // Without shape inference nothing is left to say.
+  ConformanceOptions no_inference;
+  no_inference.shape_inference = false;
+  EXPECT_TRUE(check_conformance(m, no_inference).empty());
+}
+
 TEST(Conformance, CheckerRejectsWrongArity) {
   ir::Model m = model_with("Gemm", 1);  // Gemm needs 2 or 3 inputs
   std::vector<ConformanceIssue> issues = check_conformance(m);

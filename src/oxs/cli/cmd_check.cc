@@ -53,6 +53,10 @@ int run_check(const CheckArgs& args) {
   for (const schema::ConformanceIssue& issue : schema::check_conformance(model, options)) {
     // Our own op lookup, or one of libonnx's stages.
     const std::string stage = issue.stage == "schema" ? "op schema" : "onnx " + issue.stage;
+    if (issue.limitation) {
+      fmt::print(stderr, "oxs: note: {}: {}: {}\n", args.path, stage, issue.message);
+      continue;
+    }
     fmt::print(stderr, "oxs: error: {}: {}: {}\n", args.path, stage, issue.message);
     ++problems;
   }

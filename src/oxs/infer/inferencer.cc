@@ -6,6 +6,7 @@
 #include <bit>
 
 #include "oxs/infer/impl.h"
+#include "oxs/infer/ml_types.h"
 #include "oxs/ir/error.h"
 #include "oxs/onnx/proto_convert.h"
 #include "oxs/schema/function_body.h"
@@ -407,6 +408,12 @@ void Inferencer::Impl::infer_node(ir::Node& n, const Frame& f) {
   }
   if (typed && !s->has_type_and_shape_inference_function() && infer_through_op_body(n, *s, f)) {
     return;
+  }
+  if (typed && !s->has_type_and_shape_inference_function() && n.domain() == "ai.onnx.ml") {
+    std::vector<std::optional<ir::Type>> types = ml_fallback_types(n);
+    for (size_t i = 0; i < types.size(); ++i) {
+      if (types[i]) merge_output(n, i, *types[i]);
+    }
   }
   if (typed && s->has_type_and_shape_inference_function()) {
     try {

@@ -27,6 +27,10 @@ struct ConformanceOptions {
 struct ConformanceIssue {
   std::string stage;    // "schema", "checker" or "shape inference"
   std::string message;  // libonnx's message, on one line
+  // A limitation of libonnx 1.12 rather than a problem of the model (e.g.
+  // its shape inference cannot handle map types, as ZipMap produces): the
+  // stage was skipped; report it as a note, not an error.
+  bool limitation = false;
 };
 
 // Empty when the model passes. Stages run in order and a stage runs only
