@@ -56,6 +56,63 @@ def mlp():
     return model
 
 
+def iris_pipeline():
+    """A scikit-learn style pipeline in ai.onnx.ml: X[N,4] -> Imputer (NaN -> 0) -> Scaler
+    -> TreeEnsembleClassifier (2 trees, 3 classes, SOFTMAX) -> label[N] and a ZipMap of
+    class probabilities seq(map(string, float))."""
+    ml = "ai.onnx.ml"
+    classes = ["setosa", "versicolor", "virginica"]
+    # Tree 0 splits on petal length (feature 2), tree 1 on petal width (feature 3).
+    # Leaves (node ids 1, 3, 4 in each tree) vote for one class each.
+    tree = dict(
+        nodes_treeids=[0, 0, 0, 0, 0, 1, 1, 1, 1, 1],
+        nodes_nodeids=[0, 1, 2, 3, 4, 0, 1, 2, 3, 4],
+        nodes_featureids=[2, 0, 2, 0, 0, 3, 0, 3, 0, 0],
+        nodes_modes=["BRANCH_LEQ", "LEAF", "BRANCH_LEQ", "LEAF", "LEAF"] * 2,
+        nodes_values=[-0.5, 0, 0.6, 0, 0, -0.6, 0, 0.5, 0, 0],
+        nodes_truenodeids=[1, 0, 3, 0, 0, 1, 0, 3, 0, 0],
+        nodes_falsenodeids=[2, 0, 4, 0, 0, 2, 0, 4, 0, 0],
+        class_treeids=[0, 0, 0, 1, 1, 1],
+        class_nodeids=[1, 3, 4, 1, 3, 4],
+        class_ids=[0, 1, 2, 0, 1, 2],
+        class_weights=[1.0, 1.0, 1.0, 1.5, 1.5, 1.5],
+    )
+    nodes = [
+        helper.make_node("Imputer", ["X"], ["Xi"], name="impute", domain=ml,
+                         imputed_value_floats=[0.0], replaced_value_float=float("nan")),
+        helper.make_node("Scaler", ["Xi"], ["Xs"], name="scale", domain=ml,
+                         offset=[5.8, 3.0, 3.8, 1.2], scale=[1.2, 2.3, 0.57, 1.3]),
+        helper.make_node("TreeEnsembleClassifier", ["Xs"], ["label", "scores"], name="forest",
+                         domain=ml, classlabels_strings=classes, post_transform="SOFTMAX",
+                         **tree),
+        helper.make_node("ZipMap", ["scores"], ["probabilities"], name="zipmap", domain=ml,
+                         classlabels_strings=classes),
+    ]
+    prob_map = onnx.TypeProto()
+    prob_map.map_type.key_type = TensorProto.STRING
+    prob_map.map_type.value_type.CopyFrom(helper.make_tensor_type_proto(TensorProto.FLOAT, []))
+    graph = helper.make_graph(
+        nodes,
+        "iris_pipeline",
+        [helper.make_tensor_value_info("X", TensorProto.FLOAT, ["N", 4])],
+        [
+            helper.make_tensor_value_info("label", TensorProto.STRING, ["N"]),
+            helper.make_value_info("probabilities", helper.make_sequence_type_proto(prob_map)),
+        ],
+    )
+    graph.doc_string = "Imputer, Scaler, a 2-tree forest and ZipMap, as converted classifiers look."
+    model = helper.make_model(
+        graph,
+        opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid(ml, 3)],
+        producer_name="oxs-examples",
+        producer_version="0.1",
+    )
+    model.ir_version = 8
+    # libonnx 1.12's full check aborts on ZipMap's map type; the plain checker runs.
+    onnx.checker.check_model(model)
+    return model
+
+
 def bad_arity():
     """Gemm with one input: the ONNX checker rejects it."""
     graph = helper.make_graph(
@@ -95,6 +152,7 @@ def bad_ops():
 def main():
     os.makedirs(TEST_DATA, exist_ok=True)
     onnx.save(mlp(), os.path.join(HERE, "mlp.onnx"))
+    onnx.save(iris_pipeline(), os.path.join(HERE, "iris_pipeline.onnx"))
     onnx.save(bad_arity(), os.path.join(TEST_DATA, "bad_arity.onnx"))
     onnx.save(bad_shape(), os.path.join(TEST_DATA, "bad_shape.onnx"))
     onnx.save(bad_ops(), os.path.join(TEST_DATA, "bad_ops.onnx"))
