@@ -5,6 +5,7 @@
 #include <cstring>
 #include <limits>
 
+#include "oxs/eval/buffer_pool.h"
 #include "oxs/eval/dispatch.h"
 #include "oxs/ir/error.h"
 
@@ -12,10 +13,6 @@ namespace oxs::eval {
 
 namespace {
 std::atomic<int64_t> g_limit{int64_t{16} << 30};
-
-struct FreeDeleter {
-  void operator()(void* p) const { std::free(p); }
-};
 }  // namespace
 
 int64_t allocation_limit() {
@@ -75,12 +72,11 @@ Tensor::Tensor(DataType dtype, Dims dims) : dtype_(dtype), dims_(std::move(dims)
   size_t bytes = static_cast<size_t>(numel_) * es;
   size_t rounded = (bytes + 63) / 64 * 64;
   if (rounded == 0) rounded = 64;
-  void* p = std::aligned_alloc(64, rounded);
-  if (!p)
+  std::shared_ptr<void> buf = acquire_zeroed_buffer(rounded);
+  if (!buf)
     throw Error(ErrorKind::IO, "out of memory allocating " + std::to_string(bytes) + " bytes");
-  std::memset(p, 0, rounded);
-  keep_ = std::shared_ptr<void>(p, FreeDeleter());
-  data_ = p;
+  data_ = buf.get();
+  keep_ = std::move(buf);
 }
 
 Tensor Tensor::from_ir(std::shared_ptr<const ir::Tensor> t) {
