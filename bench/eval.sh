@@ -53,9 +53,9 @@ section=$(mktemp)
   echo "straight into the packed panels, ~6% packing the weights, ~5% zero-filling outputs and page faults, Relu/Add ~2%."
   echo "Transformer: ~40% micro-kernel, ~13% packing the weight matrices (read from memory on every run; ORT packs"
   echo "them once per session), ~15% the Softmax/LayerNorm function bodies (Exp, ReduceMax/Sum/Mean, broadcast arithmetic)."
-  echo "Every run also maps and page-faults fresh memory for its large tensors: with glibc told to keep freed memory"
-  echo "(GLIBC_TUNABLES=glibc.malloc.mmap_threshold=67108864:glibc.malloc.trim_threshold=268435456) oxs needs ~15% less"
-  echo "CPU on resnet and ~13% less on the transformer, so a buffer pool behind eval::Tensor would be the next step."
+  echo "Runs used to map and page-fault fresh memory for every large tensor (with glibc told to keep freed memory, oxs"
+  echo "needed ~15% less CPU on resnet); tensor buffers now come from a size-keyed pool (src/oxs/eval/buffer_pool.h,"
+  echo "OXS_BUFFER_POOL_BYTES=0 turns it off), which took resnet from 7.2-7.5 to 6.0-6.1 CPU ms/run when it landed."
   echo
   echo "Commands: \`$BIN run OUT/<model>.onnx OUT/<model>_in OUT/<model>_oxs $REPEAT\` and \`node $ORT OUT/<model>.onnx OUT/<model>_in OUT/<model>_ort $REPEAT\`."
   echo
