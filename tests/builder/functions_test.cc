@@ -175,6 +175,37 @@ TEST(Functions, InliningBodiesWithSubgraphsAndPassThroughOutputs) {
   EXPECT_EQ(oxs::testing::onnx_checker(m, "pick_inlined"), "");
 }
 
+// A body typed for any shape (like `X: FLOAT[...]` in a script) called with
+// float[N,3]: the inlined graph output keeps the call's shape. It used to
+// take the body's shapeless type, which the onnx checker rejects for a graph
+// output (`oxs compile gelu.py --inline` then failed `oxs check`).
+TEST(Functions, InlinedOutputsKeepTheCallSiteType) {
+  Builder b;
+  oxs::opset17 op(b);
+  Builder fb = b.function("local", "gelu_like");
+  {
+    oxs::opset17 fop(fb);
+    Var X = fb.input("X", DataType::Float);  // rank unknown
+    Var y = X * fop.Erf(X);
+    fb.output(y, "Y");
+    fb.output(fop.Neg(y), "Z");
+  }
+  const ir::Function& f = b.add_function(std::move(fb));
+  EXPECT_EQ(f.body->outputs()[0]->type().to_string(), "float");
+  Var x = b.input("x", DataType::Float, shape({"N", 3}));
+  auto ys = b.call(f, {x});
+  EXPECT_EQ(ys[0].type().to_string(), "float[N,3]");
+  b.output(ys[0], "y");
+  b.output(ys[1], "z");
+  b.output(ys[1], "z_again");  // the same value twice: the second one through an Identity
+  ir::Model m = b.finish({.inline_functions = true});
+  ASSERT_EQ(m.graph->outputs().size(), 3u);
+  for (const ir::Value* o : m.graph->outputs()) {
+    EXPECT_EQ(o->type().to_string(), "float[N,3]") << o->name();
+  }
+  EXPECT_EQ(oxs::testing::onnx_checker(m, "inlined_generic"), "");
+}
+
 TEST(Functions, MisspeltAttributeOfACall) {
   Builder b;
   const ir::Function& hardmax = add_hardmax(b);

@@ -7,6 +7,7 @@
 #include <unordered_set>
 
 #include "oxs/builder/builder.h"
+#include "oxs/infer/infer.h"
 #include "oxs/ir/error.h"
 
 namespace oxs::builder {
@@ -16,6 +17,18 @@ namespace {
 constexpr int kMaxDepth = 64;
 
 using ValueMap = std::unordered_map<const ir::Value*, ir::Value*>;
+
+// What the inlined value `v` is known to be: its own type merged with that
+// of the call output `out` it replaces (each may know more). A contradiction
+// (a call typed against another body) keeps the call's type, which is what
+// the rest of the graph was built against.
+ir::Type call_site_type(const ir::Value& v, const ir::Value& out) {
+  try {
+    return infer::merge_types(out.type(), v.type(), "output '" + out.name() + "'");
+  } catch (const Error&) {
+    return out.type();
+  }
+}
 
 struct Inliner {
   ir::Model& model;
@@ -128,7 +141,8 @@ struct Inliner {
                         "than the function",
                     {.node = call->name()});
       }
-      auto it = vm.find(fn.body->outputs()[j]);
+      const ir::Value* formal_out = fn.body->outputs()[j];
+      auto it = vm.find(formal_out);
       ir::Value* nv = it == vm.end() ? fn.body->outputs()[j] : it->second;
       if (!nv) {
         throw Error(ErrorKind::Invalid,
@@ -136,7 +150,10 @@ struct Inliner {
                         " is an input the call omitted",
                     {.node = call->name()});
       }
-      if (nv->type().is_none()) nv->set_type(out->type());
+      // A copied body value has the body's generic type (float of any
+      // shape); the call's output was inferred for these inputs (float[N]).
+      // The caller's own values (an input passed through) keep theirs.
+      if (formal_out->producer() && it != vm.end()) nv->set_type(call_site_type(*nv, *out));
       if (out->is_graph_output()) {
         bool renameable = nv->producer() && nv->graph() == &g && !nv->is_graph_output();
         if (renameable && !nv->is_graph_input() && !nv->is_initializer()) {
@@ -154,7 +171,7 @@ struct Inliner {
         out->replace_all_uses_with(id->output(0), true);
         out->set_name("");
         id->output(0)->set_name(std::move(name));
-        id->output(0)->set_type(nv->type());
+        id->output(0)->set_type(call_site_type(*nv, *out));
         g.insert_before(call, std::move(id));
         continue;
       }
