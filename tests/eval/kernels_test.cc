@@ -109,3 +109,41 @@ TEST(Kernels, OutOfRangeGatherIndexIsAnError) {
 
 }  // namespace
 }  // namespace oxs::eval
+
+namespace oxs::eval {
+namespace {
+
+// A split whose lengths do not cover the axis used to read past the input
+// (found by eval_robustness under ASan); now an error naming the lengths.
+TEST(Kernels, SplitToSequenceChecksTheSplitLengths) {
+  Tensor x(DataType::Float, {6, 2});
+  auto error_of = [&](std::vector<int64_t> split) -> std::string {
+    try {
+      run_op("SplitToSequence", {x, vec<int64_t>(DataType::Int64, split)});
+    } catch (const Error& e) {
+      return e.message();
+    }
+    return "no error";
+  };
+  EXPECT_NE(error_of({4, 4}).find("add up to more than 6"), std::string::npos) << error_of({4, 4});
+  EXPECT_NE(error_of({2, 2}).find("has length 6"), std::string::npos) << error_of({2, 2});
+  EXPECT_NE(error_of({8, -2}).find("split[1] is -2"), std::string::npos) << error_of({8, -2});
+  // Split checks the same way (one output here: a part of 8 rows out of 6
+  // used to be sliced past the input).
+  auto split_error = [&](std::vector<int64_t> split) -> std::string {
+    try {
+      run_op("Split", {x, vec<int64_t>(DataType::Int64, split)});
+    } catch (const Error& e) {
+      return e.message();
+    }
+    return "no error";
+  };
+  EXPECT_NE(split_error({8}).find("more than 6"), std::string::npos) << split_error({8});
+  EXPECT_NE(split_error({-2}).find("split[0] is -2"), std::string::npos) << split_error({-2});
+  Value ok = run_op("SplitToSequence", {x, vec<int64_t>(DataType::Int64, {1, 5})});
+  ASSERT_EQ(ok.items().size(), 2u);
+  EXPECT_EQ(ok.items()[1].tensor().dims(), (Dims{5, 2}));
+}
+
+}  // namespace
+}  // namespace oxs::eval

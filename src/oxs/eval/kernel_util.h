@@ -21,6 +21,10 @@ int64_t normalize_axis(const KernelContext& ctx, int64_t axis, int64_t rank,
 Tensor cast_tensor(const Tensor& t, DataType to);
 // Same element type check with a clear message.
 void require_same_dtype(const KernelContext& ctx, const Tensor& a, const Tensor& b);
+// Split/SplitToSequence: every part length is >= 0 and they add up to `x`'s
+// length along `axis`; otherwise a clear error (slicing would read past x).
+void check_split_lengths(const KernelContext& ctx, const std::vector<int64_t>& split,
+                         const Tensor& x, int64_t axis);
 
 // Wrapping integer arithmetic (numpy semantics; no signed-overflow UB).
 template <class T>

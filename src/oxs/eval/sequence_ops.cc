@@ -75,6 +75,7 @@ void split_to_sequence_k(KernelContext& ctx) {
       for (int64_t p = 0; p < len; p += each) split.push_back(std::min(each, len - p));
     } else {
       split = v;
+      check_split_lengths(ctx, split, x, axis);
     }
   } else {
     split.assign(size_t(len), 1);

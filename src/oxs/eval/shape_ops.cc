@@ -308,6 +308,32 @@ void concat_k(KernelContext& ctx) {
   ctx.set_output(0, concat_tensors(parts, axis));
 }
 
+}  // namespace
+
+void check_split_lengths(const KernelContext& ctx, const std::vector<int64_t>& split,
+                         const Tensor& x, int64_t axis) {
+  const int64_t len = x.dim(size_t(axis));
+  for (size_t i = 0; i < split.size(); ++i) {
+    if (split[i] < 0) {
+      ctx.fail("split[" + std::to_string(i) + "] is " + std::to_string(split[i]) +
+               "; the parts' lengths cannot be negative");
+    }
+  }
+  int64_t total = 0;
+  for (int64_t p : split) {
+    total += p;
+    if (total > len) break;  // no overflow
+  }
+  if (total != len) {
+    ctx.fail("the split lengths add up to " +
+             (total > len ? "more than " + std::to_string(len) : std::to_string(total)) +
+             " but axis " + std::to_string(axis) + " of the input " + dims_to_string(x.dims()) +
+             " has length " + std::to_string(len) + "; they must add up to it");
+  }
+}
+
+namespace {
+
 void split_k(KernelContext& ctx) {
   const Tensor& x = ctx.tensor(0);
   int64_t axis = normalize_axis(ctx, ctx.attr_int("axis", 0), int64_t(x.rank()));
@@ -321,15 +347,14 @@ void split_k(KernelContext& ctx) {
   int64_t len = x.dim(size_t(axis));
   if (split.empty()) {
     int64_t parts = ctx.attr_int("num_outputs", int64_t(n));
+    if (parts <= 0) ctx.fail("num_outputs must be positive, got " + std::to_string(parts));
     int64_t each = (len + parts - 1) / parts;
     for (int64_t i = 0; i < parts; ++i) split.push_back(std::min(each, len - i * each));
   }
   if (split.size() != n)
     ctx.fail("split has " + std::to_string(split.size()) + " parts for " + std::to_string(n) +
              " outputs");
-  int64_t sum = 0;
-  for (int64_t s : split) sum += s;
-  if (sum != len) ctx.fail("split sizes do not add up to the axis length");
+  check_split_lengths(ctx, split, x, axis);
   std::vector<int64_t> start(x.rank(), 0), step(x.rank(), 1);
   for (size_t i = 0; i < n; ++i) {
     Dims od = x.dims();
