@@ -1,0 +1,197 @@
+// `oxs opt MODEL -o OUT`: optimizes a model with the rewrite room's passes
+// (the default pipeline, or --passes a,b,c), optionally verifying each pass
+// on the evaluator and bisecting a failure to the rule application at
+// fault; --list shows the passes, --stats their figures, --explain RULE
+// --at NODE why a rule does not apply at a node. Nothing is written unless
+// every pass (and its verification) succeeded.
+#include <fmt/core.h>
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <memory>
+
+#include "oxs/cli/command.h"
+#include "oxs/cli/run_values.h"
+#include "oxs/ir/error.h"
+#include "oxs/onnx/model_io.h"
+#include "oxs/rewrite/driver/explain.h"
+#include "oxs/rewrite/passes/manager.h"
+
+namespace oxs::cli {
+namespace {
+
+struct OptArgs {
+  std::string model;
+  std::string output;
+  std::string passes;
+  bool list = false;
+  bool stats = false;
+  bool quiet = false;
+  std::string verify;
+  bool no_bisect = false;
+  std::vector<std::string> inputs;
+  std::vector<std::string> dims;
+  uint64_t seed = 0;
+  std::string keep_dir;
+  std::string explain_rule;
+  std::string explain_at;
+};
+
+std::pair<std::string, std::string> split_eq(const std::string& s, const char* flag) {
+  auto eq = s.find('=');
+  if (eq == std::string::npos || eq == 0) {
+    throw Error(ErrorKind::Usage, std::string(flag) + " '" + s + "' must look like NAME=VALUE");
+  }
+  return {s.substr(0, eq), s.substr(eq + 1)};
+}
+
+// "fold:max-elements=10,cse" -> passes with options.
+std::vector<std::unique_ptr<rewrite::Pass>> parse_passes(const std::string& text) {
+  std::vector<std::unique_ptr<rewrite::Pass>> out;
+  std::vector<std::string> names;
+  if (text.empty()) {
+    names = rewrite::default_pipeline();
+  } else {
+    size_t start = 0;
+    while (start <= text.size()) {
+      size_t comma = text.find(',', start);
+      if (comma == std::string::npos) comma = text.size();
+      names.push_back(text.substr(start, comma - start));
+      start = comma + 1;
+    }
+  }
+  for (const std::string& spec : names) {
+    if (spec.empty()) throw Error(ErrorKind::Usage, "--passes '" + text + "' has an empty name");
+    auto parts = spec.find(':');
+    std::string name = spec.substr(0, parts);
+    rewrite::PassOptions options;
+    while (parts != std::string::npos) {
+      size_t next = spec.find(':', parts + 1);
+      std::string kv =
+          spec.substr(parts + 1, next == std::string::npos ? std::string::npos : next - parts - 1);
+      auto [k, v] = split_eq(kv, "--passes option");
+      options[k] = v;
+      parts = next;
+    }
+    out.push_back(rewrite::make_pass(name, options));
+  }
+  return out;
+}
+
+int list_passes() {
+  for (const rewrite::PassInfo& p : rewrite::pass_catalog()) {
+    fmt::print("{:<16} {}\n", p.name, p.summary);
+  }
+  fmt::print("\ndefault pipeline: {}\n", fmt::join(rewrite::default_pipeline(), ","));
+  return kExitOk;
+}
+
+void print_stats(const std::vector<rewrite::PassStats>& all) {
+  fmt::print(stderr, "{:<16} {:>10} {:>10} {:>9} {:>9}  rules\n", "pass", "nodes in", "nodes out",
+             "rewrites", "seconds");
+  for (const auto& s : all) {
+    std::string rules;
+    for (const auto& [r, n] : s.applications)
+      rules += fmt::format("{}{}={}", rules.empty() ? "" : " ", r, n);
+    fmt::print(stderr, "{:<16} {:>10} {:>10} {:>9} {:>9.3f}  {}\n", s.pass, s.nodes_before,
+               s.nodes_after, s.total_applications, s.seconds, rules);
+    for (const auto& note : s.notes) fmt::print(stderr, "  note: {}\n", note);
+  }
+}
+
+int run_opt(const OptArgs& args) {
+  if (args.list) return list_passes();
+  if (args.model.empty()) throw Error(ErrorKind::Usage, "opt: give the MODEL to optimize");
+  ir::Model model = onnx::load(args.model);
+  if (!args.explain_rule.empty() || !args.explain_at.empty()) {
+    if (args.explain_rule.empty() || args.explain_at.empty()) {
+      throw Error(ErrorKind::Usage, "--explain RULE needs --at NODE (and the other way round)");
+    }
+    fmt::print("{}\n", rewrite::explain(model, args.explain_rule, args.explain_at));
+    return kExitOk;
+  }
+  if (args.output.empty()) throw Error(ErrorKind::Usage, "opt: give the output file with -o OUT");
+  auto passes = parse_passes(args.passes);
+  rewrite::PipelineOptions options;
+  if (!args.verify.empty()) options.verify = rewrite::VerifySpec::parse(args.verify);
+  options.bisect = !args.no_bisect;
+  options.inputs.seed = args.seed;
+  for (const auto& d : args.dims) {
+    auto [name, value] = split_eq(d, "--dim");
+    try {
+      size_t used = 0;
+      int64_t v = std::stoll(value, &used);
+      if (used != value.size() || v < 0) throw std::invalid_argument("bad");
+      options.inputs.dims[name] = v;
+    } catch (const std::exception&) {
+      throw Error(ErrorKind::Usage, "--dim " + d + ": the size must be a non-negative integer");
+    }
+  }
+  for (const auto& a : args.inputs) {
+    auto [name, path] = split_eq(a, "--input");
+    const ir::Value* decl = nullptr;
+    for (const ir::Value* v : model.graph->inputs()) {
+      if (v->name() == name) decl = v;
+    }
+    if (!decl) throw Error(ErrorKind::Usage, "the model has no input named '" + name + "'");
+    options.inputs.given[name] = read_input_value(name, decl->type(), path);
+  }
+  if (!args.keep_dir.empty()) {
+    std::filesystem::create_directories(args.keep_dir);
+    options.after_pass = [&args](size_t i, const std::string& pass, const ir::Model& m) {
+      onnx::save(m, fmt::format("{}/{:02}_{}.onnx", args.keep_dir, i + 1, pass));
+    };
+  }
+  if (!args.quiet) {
+    options.progress = [](size_t i, size_t n, const std::string& pass) {
+      fmt::print(stderr, "[{}/{}] {}\n", i + 1, n, pass);
+    };
+  }
+  std::vector<rewrite::PassStats> stats = rewrite::run_pipeline(model, passes, options);
+  onnx::save(model, args.output);
+  if (args.stats) print_stats(stats);
+  size_t before = stats.empty() ? 0 : stats.front().nodes_before;
+  size_t after = stats.empty() ? 0 : stats.back().nodes_after;
+  size_t rewrites = 0;
+  for (const auto& s : stats) rewrites += s.total_applications;
+  fmt::print("wrote {}: {} -> {} nodes, {} rewrites{}\n", args.output, before, after, rewrites,
+             options.verify.mode == rewrite::VerifySpec::Mode::None
+                 ? ""
+                 : ", verified (" + options.verify.describe() + ")");
+  return kExitOk;
+}
+
+Run setup_opt(CLI::App& app) {
+  auto args = std::make_shared<OptArgs>();
+  app.add_option("MODEL", args->model, "the .onnx model to optimize");
+  app.add_option("-o,--output", args->output, "where to write the optimized model");
+  app.add_option("--passes,-p", args->passes,
+                 "comma-separated passes (NAME or NAME:KEY=VALUE); default: the default pipeline");
+  app.add_flag("--list", args->list, "list the passes and the default pipeline");
+  app.add_flag("--stats", args->stats,
+               "print nodes before/after, rewrites per rule and time per pass");
+  app.add_flag("--quiet,-q", args->quiet, "no progress lines");
+  app.add_option("--verify", args->verify,
+                 "check every pass on the evaluator: equality, tolerance=RTOL,ATOL or "
+                 "metric=NAME:THRESHOLD (max-abs, max-rel, cosine, top1)");
+  app.add_flag("--no-bisect", args->no_bisect, "on a verification failure, do not bisect");
+  app.add_option("--input,-i", args->inputs,
+                 "NAME=FILE.npy or NAME=FILE.pb for verification (others are random)");
+  app.add_option("--dim", args->dims, "SYMBOL=N: size of a symbolic dim for random inputs");
+  app.add_option("--seed", args->seed, "seed of the random inputs (default 0)");
+  app.add_option("--keep-intermediates", args->keep_dir, "write the model after each pass to DIR");
+  app.add_option("--explain", args->explain_rule, "explain why RULE does (not) apply at --at NODE");
+  app.add_option("--at", args->explain_at, "the node (name or output name) for --explain");
+  app.footer(
+      "Examples:\n  oxs opt model.onnx -o small.onnx --stats\n"
+      "  oxs opt model.onnx -o out.onnx --passes fold,cse,dce --verify tolerance=1e-5,1e-6\n"
+      "  oxs opt model.onnx -o out.onnx --passes break-adds --verify equality\n"
+      "  oxs opt model.onnx --explain algebraic.MulOne --at mul_3\n  oxs opt --list\n");
+  return [args] { return run_opt(*args); };
+}
+
+}  // namespace
+
+OXS_COMMAND(opt, {"opt", "Optimize a model with verified passes", 35, setup_opt});
+
+}  // namespace oxs::cli

@@ -1,0 +1,142 @@
+#include "oxs/rewrite/driver/greedy.h"
+
+#include <algorithm>
+#include <deque>
+#include <unordered_map>
+#include <unordered_set>
+
+namespace oxs::rewrite {
+
+namespace {
+
+void collect(const ir::Graph& g, std::vector<ir::Node*>& out, bool recurse) {
+  for (ir::Node* n : g.nodes()) {
+    out.push_back(n);
+    if (!recurse) continue;
+    for (ir::Graph* sub : n->subgraphs()) collect(*sub, out, recurse);
+  }
+}
+
+std::string key(const std::string& domain, const std::string& op) {
+  return (domain == "ai.onnx" ? std::string() : domain) + "\x1f" + op;
+}
+
+class Worklist : public RewriteListener {
+ public:
+  void push(ir::Node& n) {
+    if (n.is_erased()) return;
+    if (queued_.insert(&n).second) queue_.push_back(&n);
+  }
+  ir::Node* pop() {
+    while (!queue_.empty()) {
+      ir::Node* n = queue_.front();
+      queue_.pop_front();
+      queued_.erase(n);
+      if (!n->is_erased()) return n;
+    }
+    return nullptr;
+  }
+  void node_created(ir::Node& n) override {
+    push(n);
+    for (ir::Graph* sub : n.subgraphs()) {
+      std::vector<ir::Node*> inner;
+      collect(*sub, inner, true);
+      for (ir::Node* m : inner) push(*m);
+    }
+  }
+  void node_changed(ir::Node& n) override {
+    push(n);
+    // A consumer's pattern may now match through this node.
+    for (size_t i = 0; i < n.num_outputs(); ++i) {
+      if (!n.output(i)) continue;
+      for (const ir::Use& u : n.output(i)->uses()) push(*u.user);
+    }
+  }
+  void node_erased(ir::Node& n) override {
+    // Producers of its inputs lost a user (single-use conditions change).
+    for (size_t i = 0; i < n.num_inputs(); ++i) {
+      if (n.input(i) && n.input(i)->producer()) push(*n.input(i)->producer());
+    }
+  }
+
+ private:
+  std::deque<ir::Node*> queue_;
+  std::unordered_set<ir::Node*> queued_;
+};
+
+}  // namespace
+
+std::vector<ir::Node*> all_nodes(const ir::Model& model, bool recurse) {
+  std::vector<ir::Node*> out;
+  out.reserve(model.graph->num_nodes());
+  collect(*model.graph, out, recurse);
+  if (recurse) {
+    for (const auto& f : model.functions) collect(*f->body, out, true);
+  }
+  return out;
+}
+
+DriverResult apply_rules(ir::Model& model, const std::vector<Rule*>& rules, Rewriter& rw,
+                         const DriverOptions& options) {
+  DriverResult result;
+  if (rules.empty()) return result;
+  // The op-type index: (domain, op) -> rules by benefit; plus rules for any op.
+  std::vector<Rule*> ordered(rules);
+  std::stable_sort(ordered.begin(), ordered.end(),
+                   [](const Rule* a, const Rule* b) { return a->benefit() > b->benefit(); });
+  std::unordered_map<std::string, std::vector<Rule*>> by_op;
+  std::vector<Rule*> any_op;
+  for (Rule* r : ordered) {
+    auto ops = r->root_ops();
+    if (ops.empty()) any_op.push_back(r);
+    for (const auto& op : ops) by_op[key(r->root_domain(), op)].push_back(r);
+  }
+  auto candidates = [&](const ir::Node& n) -> const std::vector<Rule*>* {
+    auto it = by_op.find(key(n.domain(), n.op_type()));
+    return it == by_op.end() ? nullptr : &it->second;
+  };
+
+  Worklist work;
+  std::vector<ir::Node*> nodes = all_nodes(model, options.recurse);
+  for (ir::Node* n : nodes) {
+    if (!any_op.empty() || candidates(*n)) work.push(*n);
+  }
+  size_t cap = options.max_applications ? options.max_applications : nodes.size() * 10 + 1000;
+  rw.set_listener(&work);
+  struct Reset {
+    Rewriter& rw;
+    ~Reset() { rw.set_listener(nullptr); }
+  } reset{rw};
+  while (ir::Node* n = work.pop()) {
+    if (!options.recurse && n->graph() != model.graph.get()) continue;
+    const std::vector<Rule*>* list = candidates(*n);
+    bool applied = false;
+    auto offer = [&](Rule* r) {
+      ++result.visits;
+      if (r->try_apply(*n, rw, nullptr)) {
+        ++result.applications;
+        applied = true;
+      }
+    };
+    if (list) {
+      for (Rule* r : *list) {
+        offer(r);
+        if (applied) break;
+      }
+    }
+    if (!applied) {
+      for (Rule* r : any_op) {
+        offer(r);
+        if (applied) break;
+      }
+    }
+    if (result.applications >= cap) {
+      result.cap_reached = true;
+      break;
+    }
+    if (rw.budget_exhausted()) break;
+  }
+  return result;
+}
+
+}  // namespace oxs::rewrite

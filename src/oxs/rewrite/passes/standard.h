@@ -1,0 +1,21 @@
+// Factories of the standard passes, one file each under passes/ (the
+// catalog in pass.cc lists them with their summaries).
+#pragma once
+
+#include <memory>
+
+#include "oxs/rewrite/passes/pass.h"
+
+namespace oxs::rewrite {
+
+std::unique_ptr<Pass> make_infer_pass(const PassOptions& o);           // infer_types.cc
+std::unique_ptr<Pass> make_dead_code_pass(const PassOptions& o);       // dce.cc
+std::unique_ptr<Pass> make_noop_pass(const PassOptions& o);            // noop.cc
+std::unique_ptr<Pass> make_fold_pass(const PassOptions& o);            // fold.cc
+std::unique_ptr<Pass> make_cse_pass(const PassOptions& o);             // cse.cc
+std::unique_ptr<Pass> make_algebraic_pass(const PassOptions& o);       // algebraic.cc
+std::unique_ptr<Pass> make_chain_collapse_pass(const PassOptions& o);  // chains.cc
+std::unique_ptr<Pass> make_fuse_gemm_pass(const PassOptions& o);       // fuse_gemm.cc
+std::unique_ptr<Pass> make_break_adds_pass(const PassOptions& o);      // break_adds.cc
+
+}  // namespace oxs::rewrite
