@@ -110,8 +110,9 @@ void compare_tensor(const eval::Tensor& a, const eval::Tensor& b, const VerifySp
       na += x * x;
       nb += y * y;
     }
-    bool ok = spec.mode == VerifySpec::Mode::Tolerance ? d <= spec.atol + spec.rtol * std::abs(x)
-                                                       : d == 0;
+    // (d == 0 first: for two NaNs |x| is NaN and the bound compares false.)
+    bool ok = d == 0 || (spec.mode == VerifySpec::Mode::Tolerance &&
+                         d <= spec.atol + spec.rtol * std::abs(x));
     if (!ok && first_bad < 0) first_bad = i;
   }
   f.cosine = na == 0 && nb == 0 ? 1 : (na == 0 || nb == 0 ? 0 : dot / std::sqrt(na * nb));
