@@ -1,0 +1,271 @@
+// Each standard pass on a small model: the graph after (op types) and the
+// numbers (every run here verifies the pass on the evaluator, by equality
+// unless a fusion changes rounding).
+#include <gtest/gtest.h>
+
+#include "oxs/ir/verifier.h"
+#include "oxs/rewrite/passes/standard.h"
+#include "test_util.h"
+
+namespace oxs::rewrite {
+namespace {
+
+using testing::ops;
+using testing::optimize;
+using testing::parse_model;
+
+size_t applied(const std::vector<PassStats>& stats, const std::string& rule) {
+  size_t n = 0;
+  for (const auto& s : stats) {
+    auto it = s.applications.find(rule);
+    if (it != s.applications.end()) n += it->second;
+  }
+  return n;
+}
+
+TEST(NoopPass, RemovesEveryKindOfNoop) {
+  auto m = parse_model(R"(<ir_version: 8, opset_import: ["" : 17]>
+    g (float[2,3] x) => (float[2,3] y)
+      <int64[2] same = {2, 3}, int64[2] keep = {0, -1}, int64[2] st = {0, 0}, int64[2] en = {2, 100},
+       int64[4] zeros = {0, 0, 0, 0}, int64[1] one = {1}> {
+      a = Identity(x)
+      b = Cast<to = 1>(a)
+      c = Reshape(b, same)
+      d = Reshape(c, keep)
+      e = Transpose<perm = [0, 1]>(d)
+      f = Expand(e, one)
+      g1 = Slice(f, st, en)
+      h = Pad(g1, zeros)
+      i = Concat<axis = 0>(h)
+      j = Dropout(i)
+      y = Relu(j)
+    })");
+  auto stats = optimize(m, {"infer", "noop"});
+  EXPECT_EQ(ops(m), "Relu");
+  for (const char* op :
+       {"Identity", "Cast", "Transpose", "Expand", "Slice", "Pad", "Concat", "Dropout"}) {
+    EXPECT_EQ(applied(stats, std::string("noop.") + op), 1u) << op;
+  }
+  EXPECT_EQ(applied(stats, "noop.Reshape"), 2u);
+}
+
+TEST(NoopPass, KeepsNodesThatChangeSomething) {
+  auto m = parse_model(R"(<ir_version: 8, opset_import: ["" : 17]>
+    g (float[2,3] x) => (float[3,2] y, double[2,3] z, float[2,2] w)
+      <int64[2] other = {3, 2}, int64[2] st = {0, 1}, int64[2] en = {2, 3}> {
+      y = Reshape(x, other)
+      z = Cast<to = 11>(x)
+      w = Slice(x, st, en)
+    })");
+  optimize(m, {"infer", "noop"});
+  EXPECT_EQ(ops(m), "Reshape,Cast,Slice");
+}
+
+TEST(NoopPass, GraphOutputsKeepTheirNames) {
+  // y = Identity(t) where t comes from a node: t takes the name y.
+  auto m = parse_model(R"(<ir_version: 8, opset_import: ["" : 17]>
+    g (float[2] x) => (float[2] y, float[2] z) {
+      t = Relu(x)
+      y = Identity(t)
+      z = Identity(x)
+    })");
+  optimize(m, {"noop"});
+  EXPECT_EQ(ops(m), "Relu,Identity");  // z = Identity(x) must stay: x is an input
+  EXPECT_EQ(m.graph->outputs()[0]->name(), "y");
+  EXPECT_EQ(m.graph->outputs()[1]->name(), "z");
+  EXPECT_EQ(m.graph->outputs()[0]->producer()->op_type(), "Relu");
+}
+
+TEST(AlgebraicPass, NeutralElementsAndInvolutions) {
+  auto m = parse_model(R"(<ir_version: 8, opset_import: ["" : 17]>
+    g (float[2,3] x, bool[2] p) => (float[2,3] y, bool[2] q)
+      <float one = {1.0}, float[1] zero = {0.0}, float[1,1] onet = {1.0}> {
+      a = Mul(one, x)
+      b = Add(a, zero)
+      c = Sub(b, zero)
+      d = Div(c, onet)
+      e = Neg(d)
+      f = Neg(e)
+      y = Relu(f)
+      r = Not(p)
+      q = Not(r)
+    })");
+  auto stats = optimize(m, {"infer", "algebraic", "dce"});
+  // q = Not(Not(p)) is a graph output that p (an input) cannot stand for.
+  EXPECT_EQ(ops(m), "Relu,Not,Not");
+  EXPECT_EQ(applied(stats, "algebraic.MulOne"), 1u);
+  EXPECT_EQ(applied(stats, "algebraic.NegNeg"), 1u);
+  EXPECT_EQ(applied(stats, "algebraic.DivOne"), 1u);
+}
+
+TEST(AlgebraicPass, KeepsMulByOneThatBroadcasts) {
+  // x * ones[3] grows x of shape [1] to [3]: not a no-op.
+  auto m = parse_model(R"(<ir_version: 8, opset_import: ["" : 17]>
+    g (float[1] x) => (float[3] y) <float[3] ones = {1.0, 1.0, 1.0}> {
+      t = Mul(x, ones)
+      y = Relu(t)
+    })");
+  optimize(m, {"infer", "algebraic"});
+  EXPECT_EQ(ops(m), "Mul,Relu");
+}
+
+TEST(FoldPass, FoldsConstantSubgraphsAndKeepsRandomOps) {
+  auto m = parse_model(R"(<ir_version: 8, opset_import: ["" : 17]>
+    g (float[2] x) => (float[2] y, float[2] r) <float[2] a = {1.0, 2.0}, float[2] b = {3.0, 4.0}> {
+      s = Add(a, b)
+      t = Mul(s, s)
+      y = Add(x, t)
+      r = RandomUniformLike(a)
+    })");
+  auto stats = optimize(m, {"fold", "dce"}, "");
+  EXPECT_EQ(ops(m), "Add,RandomUniformLike");
+  const ir::Value* folded = m.graph->first_node()->input(1);
+  ASSERT_TRUE(folded->const_value());
+  auto v = folded->const_value()->data<float>();
+  EXPECT_EQ(v[0], 16.0f);
+  EXPECT_EQ(v[1], 36.0f);
+}
+
+TEST(FoldPass, SizeLimitIsRespected) {
+  auto m = parse_model(R"(<ir_version: 8, opset_import: ["" : 17]>
+    g (float[4] x) => (float[4] y) <int64[1] shape = {4}> {
+      c = ConstantOfShape<value = float {2.0}>(shape)
+      y = Add(x, c)
+    })");
+  std::vector<std::unique_ptr<Pass>> passes;
+  passes.push_back(make_pass("fold", {{"max-elements", "2"}}));
+  run_pipeline(m, passes);
+  EXPECT_EQ(ops(m), "ConstantOfShape,Add");
+  EXPECT_THROW(make_pass("fold", {{"max-elemnts", "2"}}), Error);
+}
+
+TEST(CsePass, MergesSameComputationsOnly) {
+  auto m = parse_model(R"(<ir_version: 8, opset_import: ["" : 17]>
+    g (float[2] x) => (float[2] y, float[2] r) {
+      a = Relu(x)
+      b = Relu(x)
+      c = LeakyRelu<alpha = 0.1>(x)
+      d = LeakyRelu<alpha = 0.2>(x)
+      e = Add(a, b)
+      f = Add(c, d)
+      y = Add(e, f)
+      r1 = RandomNormalLike(x)
+      r2 = RandomNormalLike(x)
+      r = Add(r1, r2)
+    })");
+  auto stats = optimize(m, {"cse"}, "");
+  EXPECT_EQ(applied(stats, "cse"), 1u);
+  EXPECT_EQ(ops(m), "Relu,LeakyRelu,LeakyRelu,Add,Add,Add,RandomNormalLike,RandomNormalLike,Add");
+}
+
+TEST(ChainsPass, CollapsesTransposeReshapeCast) {
+  auto m = parse_model(R"(<ir_version: 8, opset_import: ["" : 17]>
+    g (float[2,3,4] x, int32[5] i) => (float[2,3,4] y, float[24] z, float[5] w, float[4,2,3] v)
+      <int64[2] s1 = {6, 4}, int64[1] s2 = {24}> {
+      a = Transpose<perm = [1, 2, 0]>(x)
+      y = Transpose<perm = [2, 0, 1]>(a)
+      b = Reshape(x, s1)
+      z = Reshape(b, s2)
+      c = Cast<to = 7>(i)
+      w = Cast<to = 1>(c)
+      d = Transpose<perm = [0, 2, 1]>(x)
+      v = Transpose<perm = [1, 0, 2]>(d)
+    })");
+  auto stats = optimize(m, {"infer", "chains", "dce"});
+  EXPECT_EQ(applied(stats, "chains.TransposeTranspose"), 2u);
+  EXPECT_EQ(applied(stats, "chains.ReshapeReshape"), 1u);
+  EXPECT_EQ(applied(stats, "chains.CastCast"), 1u);
+  // y is x again (an Identity keeps the output's name), the others one node each.
+  EXPECT_EQ(ops(m), "Identity,Reshape,Cast,Transpose");
+  EXPECT_EQ(m.graph->nodes_reversed().begin().operator*()->attr("perm")->ints,
+            (std::vector<int64_t>{2, 0, 1}));
+}
+
+TEST(ChainsPass, KeepsALossyCastChain) {
+  auto m = parse_model(R"(<ir_version: 8, opset_import: ["" : 17]>
+    g (float[3] x) => (float[3] y) {
+      c = Cast<to = 6>(x)
+      y = Cast<to = 1>(c)
+    })");
+  optimize(m, {"infer", "chains"});
+  EXPECT_EQ(ops(m), "Cast,Cast");
+}
+
+TEST(FuseGemmPass, MatMulAddBecomesGemm) {
+  auto m = parse_model(R"(<ir_version: 8, opset_import: ["" : 17]>
+    g (float[4,3] a, float[3,5] b, float[5] c, float[2,4,3] a3) => (float[4,5] y, float[2,4,5] z) {
+      t = MatMul(a, b)
+      y = Add(t, c)
+      u = MatMul(a3, b)
+      z = Add(u, c)
+    })");
+  optimize(m, {"infer", "fuse-gemm"}, "tolerance=1e-5,1e-6");
+  EXPECT_EQ(ops(m), "Gemm,MatMul,Add");  // the 3-D product stays
+}
+
+TEST(DeadCodePass, RemovesNodesInitializersAndFunctions) {
+  auto m = parse_model(R"(<ir_version: 8, opset_import: ["" : 17, "local" : 1]>
+    g (float[2] x) => (float[2] y) <float[2] unused = {1.0, 2.0}> {
+      dead = Relu(x)
+      dead2 = Neg(dead)
+      y = Abs(x)
+    }
+    <domain: "local", opset_import: ["" : 17]>
+    f (a) => (b) { b = Neg(a) })");
+  ASSERT_EQ(m.functions.size(), 1u);
+  auto stats = optimize(m, {"dce"});
+  EXPECT_EQ(ops(m), "Abs");
+  EXPECT_TRUE(m.graph->initializers().empty());
+  EXPECT_TRUE(m.functions.empty());
+}
+
+TEST(Driver, RewritesInsideSubgraphsAndFunctionBodies) {
+  auto m = parse_model(R"(<ir_version: 8, opset_import: ["" : 17, "local" : 1]>
+    g (bool c, float[2] x) => (float[2] y) {
+      y = If(c) <
+        then_branch = t () => (float[2] o) { i = Identity(x)  o = local.f(i) },
+        else_branch = e () => (float[2] o2) { o2 = Neg(x) }>
+    }
+    <domain: "local", opset_import: ["" : 17]>
+    f (a) => (b) { n1 = Neg(a)  n2 = Neg(n1)  b = Relu(n2) })");
+  auto stats = optimize(m, {"noop", "algebraic"});
+  EXPECT_EQ(applied(stats, "noop.Identity"), 1u);
+  EXPECT_EQ(applied(stats, "algebraic.NegNeg"), 1u);
+  EXPECT_EQ(m.functions[0]->body->num_nodes(), 1u);
+  EXPECT_TRUE(ir::verify(m).empty());
+}
+
+TEST(Pipeline, DefaultPipelineIsDeterministic) {
+  const char* text = R"(<ir_version: 8, opset_import: ["" : 17]>
+    g (float[4,3] x, float[3,5] w) => (float[4,5] y) <float[5] b = {1.0, 2.0, 3.0, 4.0, 5.0}, float one = {1.0}> {
+      a = Identity(x)
+      m1 = MatMul(a, w)
+      m2 = Add(m1, b)
+      r1 = Relu(m2)
+      r2 = Relu(m2)
+      s = Add(r1, r2)
+      y = Mul(s, one)
+    })";
+  std::string first, second;
+  for (std::string* out : {&first, &second}) {
+    auto m = parse_model(text);
+    optimize(m, default_pipeline(), "tolerance=1e-5,1e-6");
+    *out = onnx::save_to_bytes(m);
+  }
+  EXPECT_EQ(first, second);
+  auto m = parse_model(text);
+  optimize(m, default_pipeline(), "tolerance=1e-5,1e-6");
+  EXPECT_EQ(ops(m), "Gemm,Relu,Add");
+}
+
+TEST(PassCatalog, UnknownPassSuggestsAName) {
+  try {
+    make_pass("flod");
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(e.message().find("did you mean 'fold'"), std::string::npos) << e.message();
+  }
+}
+
+}  // namespace
+}  // namespace oxs::rewrite
