@@ -152,7 +152,8 @@ TEST(OutputModels, PassOnnxCheckerAndMatchOnnxRuntime) {
 // ---- oxs opt ----
 
 std::string oxs() {
-  return std::getenv("OXS_BIN") ? std::getenv("OXS_BIN") : "oxs";
+  return std::getenv("OXS_BIN") ? std::string(std::getenv("OXS_BIN"))
+                                 : std::string(OXS_BINARY_DIR) + "/oxs";
 }
 
 TEST(OptCommand, BadPassNameIsAClearErrorAndNothingIsWritten) {

@@ -1,5 +1,7 @@
 #include "oxs/rewrite/core/rewriter.h"
 
+#include <algorithm>
+
 #include "oxs/infer/infer.h"
 #include "oxs/ir/error.h"
 #include "oxs/ir/printer.h"
@@ -90,6 +92,7 @@ ir::Node* Rewriter::create_node(ir::Node& pos, std::string op_type, std::vector<
     node->output(i)->set_name(g.names().unique_value(op_type));
   }
   ir::Node* n = g.insert_before(&pos, std::move(node));
+  ++nodes_created_;
   infer(*n);
   if (recording_ && in_application_) created_.push_back(n);
   if (listener_) listener_->node_created(*n);
@@ -139,6 +142,7 @@ void Rewriter::replace_all_uses(ir::Value* from, ir::Value* to) {
     node->output(0)->set_name(name);
     node->output(0)->set_type(from->type());
     ir::Node* n = pos ? g->insert_after(pos, std::move(node)) : g->append(std::move(node));
+    ++nodes_created_;
     if (recording_ && in_application_) created_.push_back(n);
     if (listener_) listener_->node_created(*n);
     out = n->output(0);
@@ -181,7 +185,21 @@ size_t Rewriter::remove_functions_if(const std::function<bool(const ir::Function
 
 void Rewriter::erase(ir::Node& n) {
   if (listener_) listener_->node_erased(n);
-  n.graph()->remove(&n);
+  size_t inner = 0;
+  for (const ir::Graph* sub : n.subgraphs()) {
+    sub->for_each_node_recursive([&](ir::Node*) { ++inner; });
+  }
+  ir::Graph* g = n.graph();
+  g->remove(&n);
+  nodes_erased_ += 1 + inner;
+  if (dirty_graphs_.empty() || dirty_graphs_.back() != g) dirty_graphs_.push_back(g);
+}
+
+void Rewriter::collect_garbage() {
+  std::sort(dirty_graphs_.begin(), dirty_graphs_.end());
+  dirty_graphs_.erase(std::unique(dirty_graphs_.begin(), dirty_graphs_.end()), dirty_graphs_.end());
+  for (ir::Graph* g : dirty_graphs_) g->collect_garbage();
+  dirty_graphs_.clear();
 }
 
 void Rewriter::erase_if_dead(ir::Node& start) {

@@ -98,6 +98,12 @@ class Rewriter {
   // Removes model-local functions for which `unused` holds; returns how many.
   size_t remove_functions_if(const std::function<bool(const ir::Function&)>& unused);
 
+  // ---- bookkeeping (every change goes through here, so these are exact) ----
+  size_t nodes_created() const { return nodes_created_; }
+  size_t nodes_erased() const { return nodes_erased_; }
+  // Graphs that have removed nodes waiting for collect_garbage().
+  void collect_garbage();
+
   // ---- context ----
   // The opset imported for `domain` where graph `g` lives (the model's, or
   // the function's for a function body); 0 if none.
@@ -123,6 +129,9 @@ class Rewriter {
   bool in_application_ = false;
   std::vector<ir::Node*> created_;  // during an application, when recording
   std::string current_rule_;
+  size_t nodes_created_ = 0;
+  size_t nodes_erased_ = 0;
+  std::vector<ir::Graph*> dirty_graphs_;
 };
 
 }  // namespace oxs::rewrite

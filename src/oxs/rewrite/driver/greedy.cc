@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <deque>
+#include <string_view>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -13,13 +14,26 @@ void collect(const ir::Graph& g, std::vector<ir::Node*>& out, bool recurse) {
   for (ir::Node* n : g.nodes()) {
     out.push_back(n);
     if (!recurse) continue;
-    for (ir::Graph* sub : n->subgraphs()) collect(*sub, out, recurse);
+    // (Node::subgraphs() would allocate for every node.)
+    for (const ir::Attr& a : n->attrs()) {
+      if (a.g) collect(*a.g, out, recurse);
+      for (const auto& sub : a.graphs) collect(*sub, out, recurse);
+    }
   }
 }
 
 std::string key(const std::string& domain, const std::string& op) {
-  return (domain == "ai.onnx" ? std::string() : domain) + "\x1f" + op;
+  return domain + "\x1f" + op;
 }
+
+bool is_default_domain(const std::string& d) { return d.empty() || d == "ai.onnx"; }
+
+// Heterogeneous lookup: the op type of a node is looked up without a copy.
+struct StringHash {
+  using is_transparent = void;
+  size_t operator()(std::string_view s) const { return std::hash<std::string_view>()(s); }
+};
+using RuleIndex = std::unordered_map<std::string, std::vector<Rule*>, StringHash, std::equal_to<>>;
 
 class Worklist : public RewriteListener {
  public:
@@ -84,16 +98,23 @@ DriverResult apply_rules(ir::Model& model, const std::vector<Rule*>& rules, Rewr
   std::vector<Rule*> ordered(rules);
   std::stable_sort(ordered.begin(), ordered.end(),
                    [](const Rule* a, const Rule* b) { return a->benefit() > b->benefit(); });
-  std::unordered_map<std::string, std::vector<Rule*>> by_op;
+  // ai.onnx ops are indexed by op type alone, other domains by domain+op.
+  RuleIndex by_op, by_domain_op;
   std::vector<Rule*> any_op;
   for (Rule* r : ordered) {
     auto ops = r->root_ops();
     if (ops.empty()) any_op.push_back(r);
-    for (const auto& op : ops) by_op[key(r->root_domain(), op)].push_back(r);
+    for (const auto& op : ops) {
+      if (is_default_domain(r->root_domain())) by_op[op].push_back(r);
+      else by_domain_op[key(r->root_domain(), op)].push_back(r);
+    }
   }
   auto candidates = [&](const ir::Node& n) -> const std::vector<Rule*>* {
-    auto it = by_op.find(key(n.domain(), n.op_type()));
-    return it == by_op.end() ? nullptr : &it->second;
+    const RuleIndex& index = is_default_domain(n.domain()) ? by_op : by_domain_op;
+    if (index.empty()) return nullptr;
+    auto it = is_default_domain(n.domain()) ? index.find(std::string_view(n.op_type()))
+                                            : index.find(key(n.domain(), n.op_type()));
+    return it == index.end() ? nullptr : &it->second;
   };
 
   Worklist work;

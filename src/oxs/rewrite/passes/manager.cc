@@ -9,17 +9,6 @@
 
 namespace oxs::rewrite {
 
-void collect_garbage(ir::Model& model) {
-  std::function<void(ir::Graph&)> walk = [&](ir::Graph& g) {
-    g.collect_garbage();
-    for (ir::Node* n : g.nodes()) {
-      for (ir::Graph* sub : n->subgraphs()) walk(*sub);
-    }
-  };
-  walk(*model.graph);
-  for (const auto& f : model.functions) walk(*f->body);
-}
-
 namespace {
 
 void check_conditions(const Pass& pass, const std::vector<Condition>& conds, const ir::Model& m,
@@ -52,7 +41,7 @@ ir::Model replay(Pass& pass, const ir::Model& before, size_t k, bool record,
   PassStats ignored;
   pass.run(m, rw, ignored);
   if (log) *log = rw.log();
-  collect_garbage(m);
+  rw.collect_garbage();
   return m;
 }
 
@@ -77,6 +66,7 @@ std::vector<PassStats> run_pipeline(ir::Model& model,
     feeds = make_feeds(model, options.inputs);
     reference = run_model(model, feeds);
   }
+  size_t nodes = count_nodes(model);
   for (size_t i = 0; i < passes.size(); ++i) {
     Pass& pass = *passes[i];
     if (options.progress) options.progress(i, passes.size(), pass.name());
@@ -85,16 +75,18 @@ std::vector<PassStats> run_pipeline(ir::Model& model,
     if (verifying && pass.changes_model()) before = clone_model(model);
     PassStats stats;
     stats.pass = pass.name();
-    stats.nodes_before = count_nodes(model);
+    stats.nodes_before = nodes;
     auto t0 = std::chrono::steady_clock::now();
     Rewriter rw(model);
     pass.run(model, rw, stats);
-    collect_garbage(model);
+    rw.collect_garbage();
     stats.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     for (const auto& [rule, n] : rw.applications_per_rule()) stats.applications[rule] += n;
     stats.total_applications = rw.applications();
-    stats.nodes_after = count_nodes(model);
-    if (pass.changes_model()) check_well_formed(pass, model);
+    // Every change went through rw, so its counts are exact (no walk).
+    nodes = nodes + rw.nodes_created() - rw.nodes_erased();
+    stats.nodes_after = nodes;
+    if (rw.applications() > 0) check_well_formed(pass, model);
     check_conditions(pass, pass.postconditions(), model, "post");
     if (before && rw.applications() > 0) {
       std::vector<eval::Value> got = run_model(model, feeds);

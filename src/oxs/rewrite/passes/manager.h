@@ -61,7 +61,4 @@ std::vector<PassStats> run_pipeline(ir::Model& model,
                                     const std::vector<std::unique_ptr<Pass>>& passes,
                                     const PipelineOptions& options = {});
 
-// Frees removed nodes of every graph of the model.
-void collect_garbage(ir::Model& model);
-
 }  // namespace oxs::rewrite

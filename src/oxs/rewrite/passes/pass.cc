@@ -38,11 +38,22 @@ void ComposedPass::run(ir::Model& model, Rewriter& rw, PassStats& stats) {
   for (auto& p : passes_) p->run(model, rw, stats);
 }
 
+namespace {
+size_t count_graph(const ir::Graph& g) {
+  size_t n = g.num_nodes();
+  for (const ir::Node* node : g.nodes()) {
+    for (const ir::Attr& a : node->attrs()) {
+      if (a.g) n += count_graph(*a.g);
+      for (const auto& sub : a.graphs) n += count_graph(*sub);
+    }
+  }
+  return n;
+}
+}  // namespace
+
 size_t count_nodes(const ir::Model& m) {
-  size_t n = 0;
-  auto count = [&](const ir::Graph& g) { g.for_each_node_recursive([&](ir::Node*) { ++n; }); };
-  count(*m.graph);
-  for (const auto& f : m.functions) count(*f->body);
+  size_t n = count_graph(*m.graph);
+  for (const auto& f : m.functions) n += count_graph(*f->body);
   return n;
 }
 

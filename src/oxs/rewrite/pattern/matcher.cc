@@ -67,10 +67,13 @@ class Solver {
 
   struct Goal {
     bool is_node;
-    int id;             // pattern value or node id
-    ir::Value* v;       // value goals
-    ir::Node* n;        // node goals
-    std::string where;  // "input 1 of Mul 'n3'"
+    int id;                          // pattern value or node id
+    ir::Value* v;                    // value goals
+    ir::Node* n;                     // node goals
+    const ir::Node* user = nullptr;  // value goals: the node reading v ...
+    size_t input = 0;                // ... as this input
+    // "input 1 of Mul 'n3'", for messages.
+    std::string where() const { return fmt::format("input {} of {}", input, node_ref(*user)); }
   };
 
   bool solve(std::vector<Goal> goals) {
@@ -81,9 +84,11 @@ class Solver {
   }
 
  private:
-  bool fail(const std::string& msg) {
+  // The message is built only when someone asks why (matching is hot).
+  template <class F>
+  bool fail(F&& message) {
     if (why_ && progress_ >= best_) {
-      if (progress_ > best_ || why_->empty()) *why_ = msg;
+      if (progress_ > best_ || why_->empty()) *why_ = std::string(message());
       best_ = progress_;
     }
     return false;
@@ -117,14 +122,19 @@ class Solver {
     ir::Value* v = g.v;
     switch (pv.kind) {
       case PatternValue::Kind::Absent:
-        if (v) return fail(g.where + ": expected an omitted input, saw " + value_text(v));
+        if (v)
+          return fail(
+              [&] { return g.where() + ": expected an omitted input, saw " + value_text(v); });
         return solve(std::move(rest));
       case PatternValue::Kind::Var: {
-        if (!v && !pv.optional) return fail(g.where + ": expected %" + pv.name + ", input omitted");
+        if (!v && !pv.optional)
+          return fail([&] { return g.where() + ": expected %" + pv.name + ", input omitted"; });
         if (bound_values_.count(g.id)) {
           if (m_.values[size_t(g.id)] != v) {
-            return fail(g.where + ": %" + pv.name + " is already " +
-                        value_text(m_.values[size_t(g.id)]) + ", saw " + value_text(v));
+            return fail([&] {
+              return g.where() + ": %" + pv.name + " is already " +
+                     value_text(m_.values[size_t(g.id)]) + ", saw " + value_text(v);
+            });
           }
           return solve(std::move(rest));
         }
@@ -132,8 +142,10 @@ class Solver {
           for (const ValuePredicate& pred : pv.predicates) {
             std::string r = pred.test(*v);
             if (!r.empty()) {
-              return fail(g.where + ": %" + pv.name + " must satisfy '" + pred.description +
-                          "', saw " + value_text(v) + ": " + r);
+              return fail([&] {
+                return g.where() + ": %" + pv.name + " must satisfy '" + pred.description +
+                       "', saw " + value_text(v) + ": " + r;
+              });
             }
           }
         }
@@ -145,16 +157,22 @@ class Solver {
         return false;
       }
       case PatternValue::Kind::Constant: {
-        if (!v) return fail(g.where + ": expected constant " + pv.name + ", input omitted");
+        if (!v)
+          return fail(
+              [&] { return g.where() + ": expected constant " + pv.name + ", input omitted"; });
         auto t = constant_of(v);
         if (!t) {
-          return fail(g.where + ": expected constant " + pv.name + ", saw " + value_text(v) +
-                      " (not a constant)");
+          return fail([&] {
+            return g.where() + ": expected constant " + pv.name + ", saw " + value_text(v) +
+                   " (not a constant)";
+          });
         }
         std::string r = compare_constant(pv, *t);
         if (!r.empty()) {
-          return fail(g.where + ": expected constant " + pv.name + ", saw " + value_text(v) + ": " +
-                      r);
+          return fail([&] {
+            return g.where() + ": expected constant " + pv.name + ", saw " + value_text(v) + ": " +
+                   r;
+          });
         }
         size_t mark = trail_.size();
         bind_value(g.id, v);
@@ -164,25 +182,32 @@ class Solver {
       }
       case PatternValue::Kind::NodeOutput: {
         const PatternNode& pn = p_.nodes()[size_t(pv.node)];
-        if (!v) return fail(g.where + ": expected the output of " + pn.op_type + ", input omitted");
+        if (!v)
+          return fail([&] {
+            return g.where() + ": expected the output of " + pn.op_type + ", input omitted";
+          });
         ir::Node* prod = v->producer();
         if (!prod) {
-          return fail(g.where + ": expected the output of " + pn.op_type + ", saw " +
-                      value_text(v) +
-                      (v->is_graph_input() ? " (a graph input)" : " (no producer)"));
+          return fail([&] {
+            return g.where() + ": expected the output of " + pn.op_type + ", saw " + value_text(v) +
+                   (v->is_graph_input() ? " (a graph input)" : " (no producer)");
+          });
         }
         if (int(v->output_index()) != pv.output_index) {
-          return fail(g.where + fmt::format(": expected output {} of {}, saw output {} of {}",
-                                            pv.output_index, pn.op_type, v->output_index(),
-                                            node_ref(*prod)));
+          return fail([&] {
+            return g.where() + fmt::format(": expected output {} of {}, saw output {} of {}",
+                                           pv.output_index, pn.op_type, v->output_index(),
+                                           node_ref(*prod));
+          });
         }
         ir::Node* bound = m_.nodes[size_t(pv.node)];
         if (bound) {
           if (bound != prod)
-            return fail(g.where + ": " + pn.op_type + " already matched elsewhere");
+            return fail(
+                [&] { return g.where() + ": " + pn.op_type + " already matched elsewhere"; });
           return solve(std::move(rest));
         }
-        rest.push_back({true, pv.node, nullptr, prod, {}});
+        rest.push_back({true, pv.node, nullptr, prod, nullptr, 0});
         return solve(std::move(rest));
       }
     }
@@ -192,21 +217,27 @@ class Solver {
   bool solve_node(const Goal& g, std::vector<Goal> rest) {
     const PatternNode& pn = p_.nodes()[size_t(g.id)];
     ir::Node* n = g.n;
-    std::string here = node_ref(*n);
+    auto here = [n] { return node_ref(*n); };
     const std::string& dom = n->domain() == "ai.onnx" ? std::string() : n->domain();
     if (n->op_type() != pn.op_type || dom != pn.domain) {
-      return fail(here + ": expected op " + (pn.domain.empty() ? "" : pn.domain + ".") +
-                  pn.op_type + ", saw " + (dom.empty() ? "" : dom + ".") + n->op_type());
+      return fail([&] {
+        return here() + ": expected op " + (pn.domain.empty() ? "" : pn.domain + ".") + pn.op_type +
+               ", saw " + (dom.empty() ? "" : dom + ".") + n->op_type();
+      });
     }
     size_t present = n->num_inputs();
     while (present > pn.inputs.size() && !n->input(present - 1)) --present;
     if (present > pn.inputs.size() && !pn.allow_extra_inputs) {
-      return fail(fmt::format("{}: the pattern expects {} input(s), saw {}", here, pn.inputs.size(),
-                              present));
+      return fail([&] {
+        return fmt::format("{}: the pattern expects {} input(s), saw {}", here(), pn.inputs.size(),
+                           present);
+      });
     }
     for (const AttrPattern& ap : pn.attrs) {
       std::string r = ap.test(n->attr(ap.name));
-      if (!r.empty()) return fail(here + ": attribute " + ap.description + " does not hold: " + r);
+      if (!r.empty())
+        return fail(
+            [&] { return here() + ": attribute " + ap.description + " does not hold: " + r; });
     }
     size_t mark = trail_.size();
     bind_node(g.id, n);
@@ -214,7 +245,8 @@ class Solver {
       const PatternValue& ov = p_.values()[size_t(o)];
       if (size_t(ov.output_index) >= n->num_outputs() || !n->output(size_t(ov.output_index))) {
         undo(mark);
-        return fail(fmt::format("{}: output {} is missing", here, ov.output_index));
+        return fail(
+            [&] { return fmt::format("{}: output {} is missing", here(), ov.output_index); });
       }
       bind_value(o, n->output(size_t(ov.output_index)));
     }
@@ -225,8 +257,7 @@ class Solver {
         size_t src = i;
         if (swap && i < 2) src = 1 - i;
         ir::Value* v = src < n->num_inputs() ? n->input(src) : nullptr;
-        goals.push_back(
-            {false, pn.inputs[i], v, nullptr, fmt::format("input {} of {}", src, here)});
+        goals.push_back({false, pn.inputs[i], v, nullptr, n, src});
       }
       return goals;
     };
@@ -279,7 +310,7 @@ bool match_pattern(const Pattern& pattern, ir::Node& node, Match& match, std::st
   if (why) why->clear();
   Solver s(pattern, match, why);
   std::vector<Solver::Goal> goals;
-  goals.push_back({true, pattern.root(), nullptr, &node, {}});
+  goals.push_back({true, pattern.root(), nullptr, &node, nullptr, 0});
   if (!s.solve(std::move(goals))) return false;
   if (options.require_internal_values_private) {
     std::string r = check_private(pattern, match);
