@@ -153,7 +153,7 @@ TEST(OutputModels, PassOnnxCheckerAndMatchOnnxRuntime) {
 
 std::string oxs() {
   return std::getenv("OXS_BIN") ? std::string(std::getenv("OXS_BIN"))
-                                 : std::string(OXS_BINARY_DIR) + "/oxs";
+                                : std::string(OXS_BINARY_DIR) + "/oxs";
 }
 
 TEST(OptCommand, BadPassNameIsAClearErrorAndNothingIsWritten) {

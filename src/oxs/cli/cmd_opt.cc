@@ -8,7 +8,9 @@
 #include <fmt/format.h>
 
 #include <filesystem>
+#include <fstream>
 #include <memory>
+#include <sstream>
 
 #include "oxs/cli/command.h"
 #include "oxs/cli/run_values.h"
@@ -16,6 +18,7 @@
 #include "oxs/onnx/model_io.h"
 #include "oxs/rewrite/driver/explain.h"
 #include "oxs/rewrite/passes/manager.h"
+#include "oxs/rewrite/rules/script_rules.h"
 
 namespace oxs::cli {
 namespace {
@@ -35,6 +38,7 @@ struct OptArgs {
   std::string keep_dir;
   std::string explain_rule;
   std::string explain_at;
+  std::vector<std::string> rules;
 };
 
 std::pair<std::string, std::string> split_eq(const std::string& s, const char* flag) {
@@ -78,6 +82,14 @@ std::vector<std::unique_ptr<rewrite::Pass>> parse_passes(const std::string& text
   return out;
 }
 
+std::string read_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error(ErrorKind::IO, "cannot open rule file '" + path + "'", {.file = path});
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
 int list_passes() {
   for (const rewrite::PassInfo& p : rewrite::pass_catalog()) {
     fmt::print("{:<16} {}\n", p.name, p.summary);
@@ -102,16 +114,36 @@ void print_stats(const std::vector<rewrite::PassStats>& all) {
 int run_opt(const OptArgs& args) {
   if (args.list) return list_passes();
   if (args.model.empty()) throw Error(ErrorKind::Usage, "opt: give the MODEL to optimize");
+  // Rule files first: a broken one is reported before the model is read.
+  std::vector<std::unique_ptr<rewrite::Rule>> file_rules;
+  std::vector<std::unique_ptr<rewrite::Pass>> passes;
+  for (const auto& path : args.rules) {
+    std::string text = read_text(path);
+    file_rules.push_back(rewrite::load_script_rule(path, text));
+    passes.push_back(rewrite::make_script_rule_pass(path, text));
+  }
   ir::Model model = onnx::load(args.model);
   if (!args.explain_rule.empty() || !args.explain_at.empty()) {
     if (args.explain_rule.empty() || args.explain_at.empty()) {
       throw Error(ErrorKind::Usage, "--explain RULE needs --at NODE (and the other way round)");
     }
+    for (auto& r : file_rules) {
+      if (r->name() != args.explain_rule) continue;
+      ir::Node* n = rewrite::find_node(model, args.explain_at);
+      if (!n)
+        throw Error(ErrorKind::Usage,
+                    "the model has no node (or value) named '" + args.explain_at + "'");
+      fmt::print("{}\n", rewrite::explain(model, *r, *n));
+      return kExitOk;
+    }
     fmt::print("{}\n", rewrite::explain(model, args.explain_rule, args.explain_at));
     return kExitOk;
   }
   if (args.output.empty()) throw Error(ErrorKind::Usage, "opt: give the output file with -o OUT");
-  auto passes = parse_passes(args.passes);
+  // With --rules alone only the rules run; --passes adds passes after them.
+  if (args.rules.empty() || !args.passes.empty()) {
+    for (auto& p : parse_passes(args.passes)) passes.push_back(std::move(p));
+  }
   rewrite::PipelineOptions options;
   if (!args.verify.empty()) options.verify = rewrite::VerifySpec::parse(args.verify);
   options.bisect = !args.no_bisect;
@@ -180,12 +212,16 @@ Run setup_opt(CLI::App& app) {
   app.add_option("--dim", args->dims, "SYMBOL=N: size of a symbolic dim for random inputs");
   app.add_option("--seed", args->seed, "seed of the random inputs (default 0)");
   app.add_option("--keep-intermediates", args->keep_dir, "write the model after each pass to DIR");
+  app.add_option("--rules", args->rules,
+                 "an ONNX Script rule file (pattern/check/rewrite functions; repeatable); run "
+                 "before --passes, alone when --passes is not given");
   app.add_option("--explain", args->explain_rule, "explain why RULE does (not) apply at --at NODE");
   app.add_option("--at", args->explain_at, "the node (name or output name) for --explain");
   app.footer(
       "Examples:\n  oxs opt model.onnx -o small.onnx --stats\n"
       "  oxs opt model.onnx -o out.onnx --passes fold,cse,dce --verify tolerance=1e-5,1e-6\n"
       "  oxs opt model.onnx -o out.onnx --passes break-adds --verify equality\n"
+      "  oxs opt model.onnx -o out.onnx --rules BreakAdds.py --verify equality\n"
       "  oxs opt model.onnx --explain algebraic.MulOne --at mul_3\n  oxs opt --list\n");
   return [args] { return run_opt(*args); };
 }

@@ -26,7 +26,9 @@ std::string key(const std::string& domain, const std::string& op) {
   return domain + "\x1f" + op;
 }
 
-bool is_default_domain(const std::string& d) { return d.empty() || d == "ai.onnx"; }
+bool is_default_domain(const std::string& d) {
+  return d.empty() || d == "ai.onnx";
+}
 
 // Heterogeneous lookup: the op type of a node is looked up without a copy.
 struct StringHash {
@@ -37,6 +39,7 @@ using RuleIndex = std::unordered_map<std::string, std::vector<Rule*>, StringHash
 
 class Worklist : public RewriteListener {
  public:
+  explicit Worklist(size_t expected) { queued_.reserve(expected); }
   void push(ir::Node& n) {
     if (n.is_erased()) return;
     if (queued_.insert(&n).second) queue_.push_back(&n);
@@ -105,8 +108,10 @@ DriverResult apply_rules(ir::Model& model, const std::vector<Rule*>& rules, Rewr
     auto ops = r->root_ops();
     if (ops.empty()) any_op.push_back(r);
     for (const auto& op : ops) {
-      if (is_default_domain(r->root_domain())) by_op[op].push_back(r);
-      else by_domain_op[key(r->root_domain(), op)].push_back(r);
+      if (is_default_domain(r->root_domain()))
+        by_op[op].push_back(r);
+      else
+        by_domain_op[key(r->root_domain(), op)].push_back(r);
     }
   }
   auto candidates = [&](const ir::Node& n) -> const std::vector<Rule*>* {
@@ -117,8 +122,8 @@ DriverResult apply_rules(ir::Model& model, const std::vector<Rule*>& rules, Rewr
     return it == index.end() ? nullptr : &it->second;
   };
 
-  Worklist work;
   std::vector<ir::Node*> nodes = all_nodes(model, options.recurse);
+  Worklist work(nodes.size());
   for (ir::Node* n : nodes) {
     if (!any_op.empty() || candidates(*n)) work.push(*n);
   }

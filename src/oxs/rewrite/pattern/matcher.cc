@@ -2,8 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
-#include <unordered_set>
 
 #include "oxs/ir/error.h"
 #include "oxs/ir/printer.h"
@@ -35,6 +35,13 @@ std::string value_text(const ir::Value* v) {
 // Compares a constant with the pattern's expectation; "" when equal.
 std::string compare_constant(const PatternValue& pv, const ir::Tensor& t) {
   constexpr size_t kMaxCompared = 1 << 16;
+  if (pv.scalar && t.numel() == 1 && t.dtype() == ir::DataType::Float &&
+      t.bytes().size() == sizeof(float)) {
+    // The common case (x * 1.0) without a copy.
+    double v = t.data<float>()[0];
+    bool same = std::isnan(*pv.scalar) ? std::isnan(v) : std::abs(v - *pv.scalar) <= pv.atol;
+    return same ? std::string() : fmt::format("constant element 0 is {}", v);
+  }
   auto elems = tensor_doubles(t, kMaxCompared);
   if (!elems) return "a constant that is not numeric or is too large to compare";
   auto close = [&](double a, double b) {
@@ -111,7 +118,7 @@ class Solver {
         m_.nodes[size_t(id)] = nullptr;
       } else {
         m_.values[size_t(id)] = nullptr;
-        bound_values_.erase(id);
+        bound_values_[size_t(id)] = 0;
       }
       --progress_;
     }
@@ -129,7 +136,7 @@ class Solver {
       case PatternValue::Kind::Var: {
         if (!v && !pv.optional)
           return fail([&] { return g.where() + ": expected %" + pv.name + ", input omitted"; });
-        if (bound_values_.count(g.id)) {
+        if (bound_values_[size_t(g.id)]) {
           if (m_.values[size_t(g.id)] != v) {
             return fail([&] {
               return g.where() + ": %" + pv.name + " is already " +
@@ -150,7 +157,7 @@ class Solver {
           }
         }
         size_t mark = trail_.size();
-        bound_values_.insert(g.id);
+        bound_values_[size_t(g.id)] = 1;
         bind_value(g.id, v);
         if (solve(std::move(rest))) return true;
         undo(mark);
@@ -271,7 +278,7 @@ class Solver {
   Match& m_;
   std::string* why_;
   std::vector<std::pair<bool, int>> trail_;
-  std::unordered_set<int> bound_values_;
+  std::vector<char> bound_values_ = std::vector<char>(p_.values().size());  // by value id
   size_t progress_ = 0;
   size_t best_ = 0;
 };
@@ -279,17 +286,22 @@ class Solver {
 // Every value made inside the match and not a pattern output is read only by
 // matched nodes and is no graph output; "" when so.
 std::string check_private(const Pattern& p, const Match& m) {
-  std::unordered_set<const ir::Node*> inside(m.nodes.begin(), m.nodes.end());
-  std::unordered_set<int> outputs(p.outputs().begin(), p.outputs().end());
+  // Patterns are small: linear scans beat hash sets here.
+  auto inside = [&](const ir::Node* n) {
+    return std::find(m.nodes.begin(), m.nodes.end(), n) != m.nodes.end();
+  };
+  auto is_output = [&](int v) {
+    return std::find(p.outputs().begin(), p.outputs().end(), v) != p.outputs().end();
+  };
   for (const PatternNode& pn : p.nodes()) {
     for (int o : pn.outputs) {
-      if (outputs.count(o)) continue;
+      if (is_output(o)) continue;
       const ir::Value* v = m.values[size_t(o)];
       if (v->is_graph_output()) {
         return value_text(v) + " (inside the pattern) is a graph output";
       }
       for (const ir::Use& u : v->uses()) {
-        if (!inside.count(u.user)) {
+        if (!inside(u.user)) {
           return value_text(v) + " (inside the pattern) is also read by " + node_ref(*u.user) +
                  " outside it";
         }
