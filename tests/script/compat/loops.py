@@ -13,6 +13,12 @@ from onnxscript import FLOAT
 # case loop_variable_in_loop_and_after:
 #   x = rnd(2)
 #   expect = x + (0 + 1 + 2) + 2
+# case dynamic_loop_variable:
+#   x = rnd(5)
+#   expect = x + 5 + 4
+# case while_carried_literal:
+#   x = rnd(3)
+#   expect = x + 10
 # case short_circuit:
 #   x = rnd(3)
 #   expect = x * 2
@@ -54,3 +60,23 @@ def short_circuit(x: FLOAT["N"], enabled: bool = False, scale: bool = True) -> F
     if scale or op.ReduceMax(x) > 1000.0:
         y = op.Mul(y, 2.0)
     return y
+
+
+@script()
+def dynamic_loop_variable(x: FLOAT["N"]) -> FLOAT["N"]:
+    n = op.Size(x)
+    y = x
+    for i in range(n):
+        y = op.Add(y, 1.0)
+    # i is the last value range(n) gave, as in Python.
+    return op.Add(y, op.CastLike(i, x))
+
+
+@script()
+def while_carried_literal(x: FLOAT["N"]) -> FLOAT["N"]:
+    total = 0.0
+    k = 0
+    while k < 4:
+        total = total + op.ReduceMax(op.Abs(x)) * 0.0 + 2.5
+        k = k + 1
+    return op.Add(x, total)
