@@ -83,3 +83,43 @@ TEST(CompileCli, OptionsEntryOpsetFunctionsOnly) {
 
 }  // namespace
 }  // namespace oxs::script
+
+namespace oxs::script {
+namespace {
+
+// `oxs run FILE.py`: the entry defaults as in compile, --random makes the
+// inputs from the annotations, attribute values are read by declared type.
+TEST(CompileCli, RunScriptEagerlyWithDefaultsAndRandomInputs) {
+  std::string src = std::string(OXS_BINARY_DIR) + "/script_cli_eager.py";
+  std::ofstream(src) << "from onnxscript import FLOAT, script\n"
+                        "from onnxscript import opset17 as op\n"
+                        "@script()\n"
+                        "def scale(x: FLOAT[3], alpha: float = 0.5, axis: int = 0):\n"
+                        "    a = op.Constant(value_float=alpha)\n"
+                        "    return op.Add(op.Mul(x, 0.0), op.CastLike(a, x))\n";
+  CliRun r = oxs("run " + src + " --random --arg alpha=2");
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("input x: float[3]"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("[2, 2, 2]"), std::string::npos) << r.out;
+  CliRun bad = oxs("run " + src + " -e scale --random --arg axis=1.5");
+  EXPECT_EQ(bad.code, 2) << bad.err;
+  EXPECT_NE(bad.err.find("is an int"), std::string::npos) << bad.err;
+  std::remove(src.c_str());
+}
+
+TEST(CompileCli, FileWithoutFunctionsIsAnErrorUnlessAllowEmpty) {
+  std::string src = std::string(OXS_BINARY_DIR) + "/script_cli_empty.py";
+  std::ofstream(src) << "import numpy as np\nx = np.zeros(3)\n";
+  std::string out = std::string(OXS_BINARY_DIR) + "/script_cli_empty.onnx";
+  std::remove(out.c_str());
+  CliRun r = oxs("compile " + src + " --functions-only -o " + out);
+  EXPECT_EQ(r.code, 1) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(out));
+  CliRun ok = oxs("compile " + src + " --functions-only --allow-empty -o " + out);
+  EXPECT_EQ(ok.code, 0) << ok.err;
+  EXPECT_FALSE(std::filesystem::exists(out));
+  std::remove(src.c_str());
+}
+
+}  // namespace
+}  // namespace oxs::script

@@ -298,12 +298,12 @@ TEST(CompileDiagnostics, ThreeIndependentErrorsInOneRun) {
 }
 
 TEST(CompileDiagnostics, NoDecoratedFunction) {
-  EXPECT_EQ(
-      errors("x = 1\n"),
-      "t.py:1:1: error[E0314]: no function decorated with @script() in t.py\n"
-      "from onnxscript import FLOAT, INT64, script\n"
-      "^\n"
-      "  hint: decorate the model's function with @script() (from onnxscript import script)\n");
+  EXPECT_EQ(errors("x = 1\n"),
+            "t.py:1:1: error[E0314]: no function decorated with @script() in t.py\n"
+            "from onnxscript import FLOAT, INT64, script\n"
+            "^\n"
+            "  hint: decorate the model's function with @script() (from onnxscript import script); "
+            "pass --allow-empty if a file without one is expected\n");
 }
 
 TEST(CompileDiagnostics, EveryErrorHasAHintOrNote) {

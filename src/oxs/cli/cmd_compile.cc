@@ -25,6 +25,9 @@ struct CompileArgs {
   bool inline_functions = false;
   bool functions_only = false;
   bool print = false;
+  bool allow_empty = false;
+  bool cleanup = false;
+  std::vector<std::string> decorators;
 };
 
 std::string read_text(const std::string& path) {
@@ -46,6 +49,9 @@ int run_compile(const CompileArgs& args) {
   if (args.opset > 0) options.opset = args.opset;
   options.inline_functions = args.inline_functions;
   options.functions_only = args.functions_only;
+  options.allow_empty = args.allow_empty;
+  options.cleanup = args.cleanup;
+  options.script_decorators = args.decorators;
   // external_tensor(...) files sit beside the script.
   std::string script_dir = std::filesystem::path(args.path).parent_path().string();
   options.external_data = [script_dir, file = args.path](const std::string& location,
@@ -60,6 +66,11 @@ int run_compile(const CompileArgs& args) {
   if (!result.ok()) {
     size_t n = 0;
     for (const auto& d : result.diagnostics) n += d.severity == script::Severity::kError ? 1 : 0;
+    if (n == 0 && args.allow_empty) {
+      fmt::print(stderr, "oxs: {} yields no function or model; nothing written (--allow-empty)\n",
+                 args.path);
+      return kExitOk;
+    }
     fmt::print(stderr, "oxs: error: {}: {} error{}, no model written\n", args.path, n,
                n == 1 ? "" : "s");
     return kExitProblem;
@@ -86,6 +97,16 @@ Run setup_compile(CLI::App& app) {
   app.add_flag("--functions-only", args->functions_only,
                "write only the function library (every @script() function), no graph");
   app.add_flag("--print", args->print, "print the compiled model as text");
+  app.add_flag("--cleanup", args->cleanup,
+               "remove Identity nodes and nodes whose outputs nobody reads (by default the model "
+               "keeps every op the script wrote)");
+  app.add_flag("--allow-empty", args->allow_empty,
+               "a file with no @script() function is not an error (nothing is written)");
+  app.add_option(
+      "--decorator", args->decorators,
+      "NAME: a decorator that wraps script() (e.g. a library's @register(\"aten::abs\")) "
+      "counts as @script(); its string arguments are recorded as registered names "
+      "(repeatable)");
   app.footer(
       "Compiles functions written in onnxscript's Python subset into an ONNX model:\n"
       "the entry becomes the graph, every script function it calls a model-local\n"

@@ -18,6 +18,7 @@
 #include "oxs/ir/error.h"
 #include "oxs/onnx/model_io.h"
 #include "oxs/script/compile.h"
+#include "oxs/script/eager/eager.h"
 
 namespace oxs::cli {
 namespace {
@@ -49,54 +50,6 @@ std::pair<std::string, std::string> split_assignment(const std::string& s, const
 bool ends_with(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() &&
          s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
-// An attribute value from the command line: int, float, list of ints or
-// floats ("[1,2]"), or else a string.
-ir::Attr parse_attr(const std::string& name, const std::string& text) {
-  auto is_int = [](const std::string& s) {
-    size_t i = (s.size() > 1 && (s[0] == '-' || s[0] == '+')) ? 1 : 0;
-    if (i >= s.size()) return false;
-    for (; i < s.size(); ++i) {
-      if (!std::isdigit(static_cast<unsigned char>(s[i]))) return false;
-    }
-    return true;
-  };
-  auto is_float = [](const std::string& s) {
-    char* end = nullptr;
-    std::strtod(s.c_str(), &end);
-    return !s.empty() && end == s.c_str() + s.size();
-  };
-  if (is_int(text)) return ir::Attr::of_int(name, std::stoll(text));
-  if (is_float(text)) return ir::Attr::of_float(name, std::stof(text));
-  if (text.size() >= 2 && text.front() == '[' && text.back() == ']') {
-    std::vector<std::string> items;
-    std::string cur;
-    for (char c : text.substr(1, text.size() - 2)) {
-      if (c == ',') {
-        items.push_back(cur);
-        cur.clear();
-      } else if (c != ' ') {
-        cur += c;
-      }
-    }
-    if (!cur.empty()) items.push_back(cur);
-    bool all_int = true;
-    for (const auto& s : items) all_int = all_int && is_int(s);
-    if (all_int) {
-      std::vector<int64_t> v;
-      for (const auto& s : items) v.push_back(std::stoll(s));
-      return ir::Attr::of_ints(name, v);
-    }
-    std::vector<float> v;
-    for (const auto& s : items) {
-      if (!is_float(s))
-        throw Error(ErrorKind::Usage, "--arg " + name + ": '" + s + "' is not a number");
-      v.push_back(std::stof(s));
-    }
-    return ir::Attr::of_floats(name, v);
-  }
-  return ir::Attr::of_string(name, text);
 }
 
 bool trace_matches(const ir::Node& n, const RunArgs& args) {
@@ -147,44 +100,65 @@ void write_outputs(const RunArgs& args, const std::vector<std::string>& names,
   }
 }
 
-int run_script(const RunArgs& args, eval::SessionOptions options) {
-  if (args.entry.empty())
-    throw Error(ErrorKind::Usage, "run: give the function to run with -e FUNCTION");
+int run_script(const RunArgs& args, eval::SessionOptions options,
+               const std::map<std::string, int64_t>& dims) {
   std::ifstream in(args.model, std::ios::binary);
   if (!in) throw Error(ErrorKind::IO, "cannot open '" + args.model + "'", {.file = args.model});
   std::ostringstream ss;
   ss << in.rdbuf();
   script::SourceFile source(args.model, ss.str());
-  script::CompileOptions copts;
-  copts.functions_only = true;
-  ir::Model model = script::compile(source, copts);
-  const ir::Function* fn = nullptr;
-  for (const auto& f : model.functions) {
-    if (f->name == args.entry) fn = f.get();
-  }
-  if (!fn)
-    throw Error(ErrorKind::Usage, "'" + args.model + "' has no function '" + args.entry + "'");
   std::map<std::string, std::string> given;
   for (const auto& a : args.args) given.insert(split_assignment(a, "--arg"));
   for (const auto& a : args.inputs) given.insert(split_assignment(a, "--input"));
-  std::vector<eval::Value> inputs;
-  for (const ir::Value* v : fn->body->inputs()) {
-    auto it = given.find(v->name());
-    if (it == given.end()) {
-      throw Error(ErrorKind::Usage, "missing input '" + v->name() + "' of " + args.entry +
-                                        "; give it with --arg " + v->name() + "=FILE.npy");
+  // Attribute values are the --arg values that name an attribute; the rest are inputs.
+  script::EagerOptions eopts;
+  eopts.entry = args.entry;
+  {
+    script::EagerCall probe = script::prepare_eager(source, eopts);
+    for (const auto& a : probe.info.attributes) {
+      auto it = given.find(a.name);
+      if (it == given.end()) continue;
+      eopts.attribute_args.insert(*it);
+      given.erase(it);
     }
-    inputs.push_back(read_input_value(v->name(), v->type(), it->second));
-    given.erase(it);
   }
-  std::vector<ir::Attr> attrs;
-  for (const auto& [name, text] : given) {
-    bool known = false;
-    for (const auto& a : fn->attributes) known = known || a == name;
-    if (!known)
-      throw Error(ErrorKind::Usage, args.entry + " has no input or attribute named '" + name + "'");
-    attrs.push_back(parse_attr(name, text));
+  script::EagerCall call = script::prepare_eager(source, eopts);
+  const ir::Function* fn = call.function;
+  const std::string& entry = call.info.name;
+  if (args.seq_len < 0 || args.seq_len > (int64_t{1} << 20)) {
+    throw Error(ErrorKind::Usage, "--seq-len must be between 0 and 1048576");
   }
+  std::mt19937_64 rng(args.seed);
+  std::vector<eval::Value> inputs;
+  for (size_t k = 0; k < fn->body->inputs().size(); ++k) {
+    const ir::Value* v = fn->body->inputs()[k];
+    ir::Type declared = k < call.info.inputs.size() ? call.info.inputs[k].second : v->type();
+    auto it = given.find(v->name());
+    if (it != given.end()) {
+      inputs.push_back(read_input_value(v->name(), v->type(), it->second));
+      given.erase(it);
+      continue;
+    }
+    if (!args.random) {
+      throw Error(ErrorKind::Usage, "missing input '" + v->name() + "' of " + entry +
+                                        "; give it with --arg " + v->name() +
+                                        "=FILE.npy or use --random");
+    }
+    if (declared.is_none() || (declared.is_tensor() && !declared.shape())) {
+      throw Error(ErrorKind::Usage, "--random: input '" + v->name() + "' of " + entry +
+                                        " has no annotated type with dims (" +
+                                        declared.to_string() + "); give it with --arg " +
+                                        v->name() + "=FILE.npy");
+    }
+    inputs.push_back(eval::random_value(v->name(), declared, dims, rng, args.seq_len));
+    fmt::print("input {}: {}\n", v->name(), eval::summarize(inputs.back(), args.values));
+  }
+  if (!given.empty()) {
+    throw Error(ErrorKind::Usage,
+                entry + " has no input or attribute named '" + given.begin()->first + "'");
+  }
+  const ir::Model& model = call.model;
+  const std::vector<ir::Attr>& attrs = call.attributes;
   eval::Session session(model, std::move(options));
   std::vector<eval::Value> outs = session.run_function(*fn, inputs, attrs);
   std::vector<std::string> names;
@@ -218,7 +192,7 @@ int run_model(const RunArgs& args) {
       print_trace_enter(n, depth, args);
     };
   }
-  if (ends_with(args.model, ".py")) return run_script(args, std::move(options));
+  if (ends_with(args.model, ".py")) return run_script(args, std::move(options), dims);
   if (!args.args.empty() || !args.entry.empty()) {
     throw Error(ErrorKind::Usage,
                 "-e and --arg are for ONNX Script .py files; use --input for a model");
@@ -269,7 +243,8 @@ Run setup_run(CLI::App& app) {
                  "NAME=FILE.json ({\"1\": 0.5}) or a MapProto .pb");
   app.add_option("--arg", args->args,
                  "for .py: NAME=FILE.npy for an input, NAME=VALUE for an attribute (repeatable)");
-  app.add_option("-e,--entry", args->entry, "for .py: the function to run");
+  app.add_option("-e,--entry", args->entry,
+                 "for .py: the function to run (default: the entry `oxs compile` uses)");
   app.add_flag("--random", args->random, "generate missing inputs from their declared types");
   app.add_option("--seed", args->seed, "seed for --random (default 0)");
   app.add_option("--seq-len", args->seq_len, "length of random sequences for --random (default 2)");

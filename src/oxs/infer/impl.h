@@ -31,6 +31,10 @@ std::string node_label(const ir::Node& n);
 std::optional<std::string> type_string(const ir::Type& t);
 
 struct Inferencer::Impl {
+  // Whether `n` reads an attribute reference whose value is not known in
+  // frame `f` (a function body inferred on its own, or a reference the
+  // caller forwarded from its own unresolved parameter).
+  static bool has_unknown_attr(const ir::Node& n, const Frame& f);
   Impl(const ir::Model& m, Options o) : model(m), options(o) {}
 
   const ir::Model& model;

@@ -121,9 +121,22 @@ const ir::Attr* Inferencer::Impl::resolve_attr(const ir::Node& n, std::string_vi
   if (!a || !a->is_reference()) return a;
   if (!f.caller_attrs) return nullptr;
   for (const auto& c : *f.caller_attrs) {
-    if (c.name == a->ref_attr_name) return &c;
+    // A caller's own unresolved reference: the value is unknown.
+    if (c.name == a->ref_attr_name) return c.is_reference() ? nullptr : &c;
   }
   return nullptr;  // not given by the caller: the op's default applies
+}
+
+bool Inferencer::Impl::has_unknown_attr(const ir::Node& n, const Frame& f) {
+  for (const auto& a : n.attrs()) {
+    if (!a.is_reference()) continue;
+    // A function body on its own: no call resolves the reference.
+    if (!f.caller_attrs) return true;
+    for (const auto& c : *f.caller_attrs) {
+      if (c.name == a.ref_attr_name && c.is_reference()) return true;
+    }
+  }
+  return false;
 }
 
 std::shared_ptr<const ir::Tensor> Inferencer::Impl::constant_of(const ir::Value* v) const {
@@ -250,6 +263,13 @@ void Inferencer::Impl::infer_function_call(ir::Node& n, const ir::Function& fn, 
   std::vector<ir::Attr> attrs;
   for (const auto& a : n.attrs()) {
     const ir::Attr* r = resolve_attr(n, a.name, f);
+    if (!r && a.is_reference() && has_unknown_attr(n, f)) {
+      // Forwarded from a function body being built (inner(x, alpha=alpha)):
+      // passed on as an unknown value, so that the callee's nodes reading it
+      // stay uninferred instead of taking the op's default.
+      attrs.push_back(a.clone());
+      continue;
+    }
     if (!r) continue;
     ir::Attr c = r->clone();
     c.name = a.name;
@@ -347,6 +367,7 @@ std::string Inferencer::Impl::call_key(const ir::Node& n, const ir::Function& fn
       default:
         return {};  // tensors, graphs, types: not worth hashing
     }
+    if (a.is_reference()) key += "@" + a.ref_attr_name;
   }
   return key;
 }
@@ -403,9 +424,7 @@ void Inferencer::Impl::infer_node(ir::Node& n, const Frame& f) {
   }
   // So does an attribute reference with no call to resolve it (a function
   // body on its own): its value is unknown, not the op's default.
-  if (!f.caller_attrs) {
-    for (const auto& a : n.attrs()) typed = typed && !a.is_reference();
-  }
+  typed = typed && !has_unknown_attr(n, f);
   if (typed && !s->has_type_and_shape_inference_function() && infer_through_op_body(n, *s, f)) {
     return;
   }

@@ -351,7 +351,9 @@ Signature& Compiler::signature(ScriptFn& fn) {
     std::optional<TypeInfo> ann;
     if (p.annotation) {
       info.annotation = p.annotation->span;
-      ann = type_of(fc.eval(*p.annotation), p.annotation->span);
+      SVal a = fc.eval(*p.annotation);
+      info.is_bool = a.kind == SVal::Kind::kType && a.name == "bool";
+      ann = type_of(a, p.annotation->span);
       if (!ann) sig.ok = false;
       info.annotated = ann.has_value();
     }
@@ -388,6 +390,7 @@ Signature& Compiler::signature(ScriptFn& fn) {
     } else if (!ann && def_value && !default_none) {
       info.is_attr = true;  // unannotated with a Python default: an attribute of its type
       info.attr_type = attr_type_of(*def_value);
+      info.is_bool = def_value->kind == PyValue::Kind::kBool;
       if (info.attr_type == ir::AttrType::Undefined) {
         error(code::kBadConstant, p.default_value->span,
               "the default " + def_value->repr() + " of '" + p.name + "' is not an attribute value",

@@ -11,6 +11,7 @@
 #include "oxs/ir/verifier.h"
 #include "oxs/schema/registry.h"
 #include "oxs/schema/suggest.h"
+#include "oxs/script/codes.h"
 #include "oxs/script/compiler.h"
 #include "oxs/script/convert_codes.h"
 #include "oxs/script/parser.h"
@@ -79,6 +80,7 @@ OpsetRef Compiler::retarget(OpsetRef o) const {
 
 OpsetRef Compiler::default_opset(const ScriptFn* fn) const {
   if (fn && fn->default_opset) return retarget(*fn->default_opset);
+  if (fn && fn->body_opset) return retarget(*fn->body_opset);
   if (module_default_opset) return retarget(*module_default_opset);
   return OpsetRef{"", main_opset};
 }
@@ -103,8 +105,13 @@ bool Compiler::use_opset(const OpsetRef& o, Span span) {
     }
   }
   auto it = opsets_used.find(o.domain);
+  if (it != opsets_used.end() && it->second.first != o.version && checking_only) {
+    // A function the model does not contain: its opset is its own business.
+    return true;
+  }
   if (it == opsets_used.end()) {
     opsets_used[o.domain] = {o.version, span};
+    opset_user[o.domain] = current_fn ? current_fn->def->name : "";
     try {
       root->use_opset(o.domain, o.version);
     } catch (const Error& e) {
@@ -123,6 +130,12 @@ bool Compiler::use_opset(const OpsetRef& o, Span span) {
               std::to_string(it->second.first),
           "a model imports one version per domain: use one opset version throughout the file" +
               std::string(o.domain.empty() ? " (or compile with --opset N to retarget all)" : ""));
+      const std::string& first_user = opset_user[o.domain];
+      if (current_fn && !first_user.empty() && first_user != current_fn->def->name) {
+        d.notes.push_back("'" + current_fn->def->name + "' uses version " +
+                          std::to_string(o.version) + ", '" + first_user + "' uses version " +
+                          std::to_string(it->second.first) + ", and both are in this model");
+      }
       if (it->second.second.end > 0) {
         d.notes.push_back("version " + std::to_string(it->second.first) + " comes from line " +
                           std::to_string(file.line_col(it->second.second.begin).line));
@@ -130,6 +143,7 @@ bool Compiler::use_opset(const OpsetRef& o, Span span) {
     }
     return false;
   }
+  if (opset_user[o.domain].empty() && current_fn) opset_user[o.domain] = current_fn->def->name;
   return true;
 }
 
@@ -169,7 +183,10 @@ const ir::Function* Compiler::function_of(ScriptFn& fn, Span call_span,
   builder::Builder fb = root->function(fn.domain, fname, attr_names);
   FunctionConverter conv(*this, &fn, &fb, FunctionConverter::Mode::kFunction);
   conv.omitted_inputs = omitted;
+  const ScriptFn* saved_fn = current_fn;
+  current_fn = &fn;
   bool ok = conv.convert();
+  current_fn = saved_fn;
   if (ok) {
     try {
       var.compiled = &root->add_function(std::move(fb));
@@ -196,6 +213,35 @@ const ir::Function* Compiler::function_of(ScriptFn& fn, Span call_span,
   return nullptr;
 }
 
+void Compiler::collect_infos() {
+  for (auto& fn : fns) {
+    if (!fn->is_script) continue;
+    default_entry = fn->def->name;
+    Signature& sig = signature(*fn);
+    ScriptFunctionInfo info;
+    info.name = fn->def->name;
+    info.domain = fn->domain;
+    info.registered_names = fn->registered_names;
+    for (const ParamInfo& p : sig.params) {
+      if (!p.is_attr) {
+        info.inputs.push_back({p.name, p.type.to_ir()});
+        continue;
+      }
+      ScriptAttribute a;
+      a.name = p.name;
+      a.type = p.attr_type;
+      a.is_bool = p.is_bool;
+      if (p.default_value) {
+        if (auto d = py_to_attr(p.name, p.attr_type, *p.default_value)) {
+          a.default_value = std::make_shared<const ir::Attr>(std::move(*d));
+        }
+      }
+      info.attributes.push_back(std::move(a));
+    }
+    infos.push_back(std::move(info));
+  }
+}
+
 std::optional<ir::Model> Compiler::run() {
   scan_module();
   // Decorators: @script(), @script(op), @script(default_opset=op), @graph().
@@ -204,6 +250,11 @@ std::optional<ir::Model> Compiler::run() {
     for (const Expr* d : fn->def->decorators) {
       if (names_decorator(*this, d, "graph")) {
         fn->is_graph = true;
+        continue;
+      }
+      if (is_registration_decorator(d)) {
+        fn->is_script = true;
+        for (auto& n : registered_names(d)) fn->registered_names.push_back(std::move(n));
         continue;
       }
       if (!names_decorator(*this, d, "script")) continue;
@@ -237,12 +288,43 @@ std::optional<ir::Model> Compiler::run() {
       }
     }
   }
-  // The model's ai.onnx version: --opset, else what the file imports, else the newest.
+  report_unclaimed_defs();
+  // As onnxscript: a function without default_opset uses the ai.onnx opset
+  // its body names (when it names one version).
+  for (auto& fn : fns) {
+    if (!fn->is_script || fn->default_opset) continue;
+    NameSet names;
+    names_in_body(fn->def->body, names);
+    std::optional<OpsetRef> found;
+    bool several = false;
+    for (const auto& n : names) {
+      auto g = globals.find(n);
+      if (g == globals.end() || g->second.pending) continue;
+      const SVal& v = g->second.value;
+      if (v.kind != SVal::Kind::kOpset || !v.opset.domain.empty()) continue;
+      several = several || (found && found->version != v.opset.version);
+      found = v.opset;
+    }
+    if (found && !several) fn->body_opset = found;
+  }
+  // The model's ai.onnx version: --opset, else the entry's default opset,
+  // else what the file imports (and uses), else the newest.
   auto latest = schema::latest_opset("");
   main_opset = latest ? *latest : 17;
   Span first_import{};
+  const ScriptFn* entry_fn = nullptr;
+  for (auto& fn : fns) {
+    if (!options.entry.empty() ? fn->def->name == options.entry : fn->is_script)
+      entry_fn = fn.get();
+  }
   if (options.opset) {
     main_opset = *options.opset;
+  } else if (entry_fn && (entry_fn->default_opset || entry_fn->body_opset) &&
+             (!options.functions_only || !options.entry.empty()) &&
+             default_opset(entry_fn).domain.empty() &&
+             default_opset(entry_fn).version <= main_opset &&
+             default_opset(entry_fn).version >= schema::earliest_opset("").value_or(1)) {
+    main_opset = default_opset(entry_fn).version;
   } else if (module_default_opset) {
     auto earliest = schema::earliest_opset("");
     if (module_default_opset->version <= main_opset &&
@@ -262,6 +344,10 @@ std::optional<ir::Model> Compiler::run() {
   }
   root = std::make_unique<builder::Builder>(builder::BuilderOptions{.opset = main_opset});
   opsets_used[""] = {main_opset, first_import};
+  // ai.onnx first among the imports, though callees are compiled before the graph.
+  if (!ir::find_opset(root->model().opset_imports, "")) {
+    root->model().opset_imports.push_back({"", main_opset});
+  }
 
   ScriptFn* entry = nullptr;
   if (!options.functions_only) {
@@ -283,28 +369,63 @@ std::optional<ir::Model> Compiler::run() {
         if (fn->is_script) entry = fn.get();
       }
       if (!entry) {
+        if (options.allow_empty) {
+          collect_infos();
+          return std::nullopt;
+        }
         error(code::kBadEntry, Span{}, "no function decorated with @script() in " + file.name(),
-              "decorate the model's function with @script() (from onnxscript import script)");
+              "decorate the model's function with @script() (from onnxscript import script); "
+              "pass --allow-empty if a file without one is expected");
         return std::nullopt;
       }
     }
     if (entry->def->docstring) root->graph().doc_string = *entry->def->docstring;
     root->graph().set_name(entry->def->name);
+    compile_callees_first(*entry);
     entry->variants[""].state =
         ScriptFn::State::kCompiling;  // a call of the entry from itself is recursion
     FunctionConverter conv(*this, entry, root.get(), FunctionConverter::Mode::kMain);
+    current_fn = entry;
     conv.convert();
+    current_fn = nullptr;
     entry->variants[""].state = ScriptFn::State::kNone;
   }
+  // A function library for one entry (eager calls): the entry and what it
+  // calls are the model's; the rest is only checked.
+  const ir::Function* library_entry = nullptr;
+  if (options.functions_only && !options.entry.empty()) {
+    for (auto& fn : fns) {
+      if (fn->def->name == options.entry && fn->is_script) entry = fn.get();
+    }
+    if (!entry) {
+      error(code::kBadEntry, Span{}, "no script function '" + options.entry + "' in " + file.name(),
+            "pass the name of a @script() function of the file");
+      return std::nullopt;
+    }
+    compile_callees_first(*entry);
+    library_entry = function_of(*entry, entry->def->name_span);
+  }
   // Every other script function is checked (and, with --functions-only, kept).
+  // Functions the model does not call may use another opset version.
+  checking_only = !options.functions_only || library_entry;
   for (auto& fn : fns) {
     if (diags.full()) break;
-    if (fn->is_script && fn.get() != entry) function_of(*fn, fn->def->name_span);
+    if (!fn->is_script || fn.get() == entry) continue;
+    compile_callees_first(*fn);
+    function_of(*fn, fn->def->name_span);
   }
+  checking_only = false;
+  collect_infos();
   if (diags.has_errors()) return std::nullopt;
+  if (options.functions_only && infos.empty() && options.allow_empty) return std::nullopt;
+  if (options.functions_only && infos.empty()) {
+    error(code::kBadEntry, Span{}, "no function decorated with @script() in " + file.name(),
+          "the file yields no function to write; pass --allow-empty if that is expected");
+    return std::nullopt;
+  }
 
   ir::Model& m = root->model();
-  if (!options.functions_only) {
+  if (!options.functions_only || library_entry) {
     // Keep the functions the graph reaches (an index, so that the walk stays
     // linear in the number of nodes).
     std::unordered_map<std::string, const ir::Function*> by_name;
@@ -318,6 +439,10 @@ std::optional<ir::Model> Compiler::run() {
     };
     std::unordered_set<const ir::Function*> reached;
     std::vector<const ir::Graph*> work{m.graph.get()};
+    if (library_entry) {
+      reached.insert(library_entry);
+      work = {library_entry->body.get()};
+    }
     while (!work.empty()) {
       const ir::Graph* g = work.back();
       work.pop_back();
@@ -330,6 +455,12 @@ std::optional<ir::Model> Compiler::run() {
     m.functions.erase_if(
         [&](const std::unique_ptr<ir::Function>& f) { return !reached.count(f.get()); });
   }
+  for (const auto& info : infos) {
+    if (info.registered_names.empty()) continue;
+    std::string joined;
+    for (const auto& n : info.registered_names) joined += (joined.empty() ? "" : ",") + n;
+    m.metadata_props.push_back({"oxs.registered." + info.name, joined});
+  }
   try {
     if (options.functions_only) {
       builder::remove_unused(m);
@@ -337,7 +468,9 @@ std::optional<ir::Model> Compiler::run() {
       ir::verify_or_throw(out);
       return out;
     }
-    return root->finish({.inline_functions = options.inline_functions});
+    return root->finish({.remove_unused = options.cleanup,
+                         .remove_identity = options.cleanup,
+                         .inline_functions = options.inline_functions});
   } catch (const Error& e) {
     error(code::kInvalidNode, Span{}, "the compiled model is invalid: " + e.message(),
           "this is likely a bug in oxs; please report it with the script");
@@ -376,36 +509,71 @@ uint32_t body_end(const Body& body, uint32_t end) {
 
 }  // namespace
 
-// Script files are Python modules: next to the script functions they often
-// hold Python that only Python runs (saving the model, printing with
-// f-strings). A syntax oxs does not parse there is harmless, so errors on
-// module-level lines that are not part of a def become warnings.
-void tolerate_module_level_errors(const SourceFile& source, ParseResult& parsed) {
-  std::vector<std::pair<uint32_t, uint32_t>> defs;
-  for (const Stmt* s : parsed.module.body) {
-    if (s->kind == StmtKind::kFunctionDef || s->kind == StmtKind::kClassDef) {
-      uint32_t begin = s->span.begin;
-      const auto& decos = s->kind == StmtKind::kFunctionDef ? s->as<FunctionDef>().decorators
-                                                            : s->as<ClassDef>().decorators;
-      for (const Expr* d : decos) begin = std::min(begin, d->span.begin);
-      defs.push_back({begin, stmt_end(*s)});
+namespace {
+
+// The spans of decorated defs, at any depth (their bodies are ONNX Script
+// or may be).
+void decorated_ranges(const Body& body, std::vector<std::pair<uint32_t, uint32_t>>& out) {
+  for (const Stmt* s : body) {
+    switch (s->kind) {
+      case StmtKind::kFunctionDef: {
+        const auto& f = s->as<FunctionDef>();
+        if (!f.decorators.empty()) {
+          uint32_t begin = s->span.begin;
+          for (const Expr* d : f.decorators) begin = std::min(begin, d->span.begin);
+          out.push_back({begin, stmt_end(*s)});
+        }
+        decorated_ranges(f.body, out);
+        break;
+      }
+      case StmtKind::kClassDef:
+        decorated_ranges(s->as<ClassDef>().body, out);
+        break;
+      case StmtKind::kIf:
+        decorated_ranges(s->as<If>().body, out);
+        decorated_ranges(s->as<If>().orelse, out);
+        break;
+      case StmtKind::kFor:
+        decorated_ranges(s->as<For>().body, out);
+        break;
+      case StmtKind::kWhile:
+        decorated_ranges(s->as<While>().body, out);
+        break;
+      case StmtKind::kWith:
+        decorated_ranges(s->as<With>().body, out);
+        break;
+      default:
+        break;
     }
   }
+}
+
+// Valid Python that ONNX Script does not support (f-strings, complex
+// numbers, ints beyond int64, \N{...} escapes, unknown string prefixes).
+bool valid_python_unsupported(const std::string& code) {
+  return code == code::kUnsupportedSyntax || code == code::kIntegerTooLarge ||
+         code == code::kInvalidEscape || code == code::kInvalidStringPrefix;
+}
+
+}  // namespace
+
+// Script files are Python modules: next to the script functions they often
+// hold Python that only Python runs (saving the model, helpers printing with
+// f-strings). Python's syntax rules hold everywhere, so a real syntax error
+// is an error wherever it is; but valid Python that ONNX Script does not
+// support is only a note outside decorated defs.
+void tolerate_module_level_errors(const SourceFile& source, ParseResult& parsed) {
+  (void)source;
+  std::vector<std::pair<uint32_t, uint32_t>> script_ranges;
+  decorated_ranges(parsed.module.body, script_ranges);
   for (Diagnostic& d : parsed.diagnostics) {
-    if (d.severity != Severity::kError) continue;
-    bool in_def = false;
-    for (auto& [b, e] : defs) in_def = in_def || (d.span.begin >= b && d.span.begin <= e);
-    if (in_def) continue;
-    uint32_t line = source.line_col(d.span.begin).line;
-    std::string_view text = line <= source.line_count() ? source.line_text(line) : "";
-    size_t first = text.find_first_not_of(" \t");
-    std::string_view head = first == std::string_view::npos ? "" : text.substr(first);
-    // A def, decorator or class line that failed may hide a function.
-    bool risky = head.rfind("def ", 0) == 0 || head.rfind("@", 0) == 0 ||
-                 head.rfind("async ", 0) == 0 || head.rfind("class ", 0) == 0;
-    if (risky) continue;
-    d.severity = Severity::kWarning;
-    d.notes.push_back("this line is module-level Python outside script functions; oxs ignores it");
+    if (d.severity != Severity::kError || !valid_python_unsupported(d.code)) continue;
+    bool in_script = false;
+    for (auto& [b, e] : script_ranges)
+      in_script = in_script || (d.span.begin >= b && d.span.begin <= e);
+    if (in_script) continue;
+    d.severity = Severity::kNote;
+    d.notes.push_back("this is Python outside script functions; oxs skips it");
   }
 }
 
@@ -421,6 +589,8 @@ CompileResult compile_source(const SourceFile& source, const CompileOptions& opt
   try {
     Compiler c(source, parsed.module, options, sink);
     model = c.run();
+    result.functions = std::move(c.infos);
+    result.default_entry = std::move(c.default_entry);
   } catch (const std::exception& e) {
     sink.error(std::string(code::kInvalidNode), Span{},
                std::string("internal error while compiling: ") + e.what(),

@@ -45,11 +45,20 @@ struct CompileOptions {
   std::optional<int64_t> opset;
   // Inline every call of a model-local function into the graph.
   bool inline_functions = false;
+  // Remove Identity nodes and nodes nobody reads. Off by default: the
+  // model holds every op the script wrote (op.Identity(x) included).
+  bool cleanup = false;
   // A model holding only the function library: every @script() function of
   // the file as a model-local function, and an empty graph.
   bool functions_only = false;
   // Errors reported before giving up.
   size_t max_errors = 100;
+  // Decorators that wrap onnxscript's script() (a library's
+  // @register("aten::abs")): their functions count as @script(), and the
+  // string arguments they get are recorded as the names registered.
+  std::vector<std::string> script_decorators;
+  // A file that yields no function and no model is an error unless set.
+  bool allow_empty = false;
   // Gives the bytes of `external_tensor(name, type, dims, location, offset=,
   // length=)` (length -1: to the end of the file). The script room does no
   // file I/O: callers that know the source's directory set this (the CLI
@@ -60,9 +69,30 @@ struct CompileOptions {
       external_data;
 };
 
+// What the script says about a compiled function beyond its FunctionProto:
+// attribute types as written (bool) and defaults, which IR 8 functions
+// cannot hold; eager calls (eager/eager.h) need them.
+struct ScriptAttribute {
+  std::string name;
+  ir::AttrType type = ir::AttrType::Undefined;
+  bool is_bool = false;                           // annotated bool (stored as an int attribute)
+  std::shared_ptr<const ir::Attr> default_value;  // null: no default (or None)
+};
+struct ScriptFunctionInfo {
+  std::string name;
+  std::string domain;
+  // Tensor inputs with their annotated types (dims kept; None when unannotated).
+  std::vector<std::pair<std::string, ir::Type>> inputs;
+  std::vector<ScriptAttribute> attributes;
+  // Names a registration decorator (--decorator) gave the function.
+  std::vector<std::string> registered_names;
+};
+
 struct CompileResult {
   std::optional<ir::Model> model;  // set when there are no errors
   std::vector<Diagnostic> diagnostics;
+  std::vector<ScriptFunctionInfo> functions;  // every script function of the file, in order
+  std::string default_entry;                  // the entry used when none is given
   bool ok() const { return model.has_value(); }
 };
 

@@ -33,6 +33,7 @@ struct ParamInfo {
   Span span;
   bool is_attr = false;
   ir::AttrType attr_type = ir::AttrType::Undefined;
+  bool is_bool = false;  // an attribute annotated bool (or with a bool default): an int in ONNX
   bool has_default = false;
   std::optional<PyValue> default_value;  // attributes: the default, if any and not None
   TypeInfo type;                         // values: the annotation
@@ -56,6 +57,7 @@ struct ScriptFn {
   std::string domain = "this";
   int64_t domain_version = 1;
   std::optional<OpsetRef> default_opset;  // @script(default_opset=op)
+  std::optional<OpsetRef> body_opset;     // the one ai.onnx opset the body names, if any
   bool sig_ready = false;
   Signature sig;
   enum class State : uint8_t { kNone, kCompiling, kDone, kFailed };
@@ -67,6 +69,7 @@ struct ScriptFn {
     const ir::Function* compiled = nullptr;
   };
   std::map<std::string, Variant> variants;
+  std::vector<std::string> registered_names;  // by a --decorator registration decorator
 };
 
 // A vector of attributes (ir::Attr is move-only, so no initializer lists).
@@ -80,6 +83,9 @@ std::vector<ir::Attr> attrs_of(A&&... a) {
 
 // Whether a Python value fits an attribute of type `t`.
 bool default_fits(ir::AttrType t, const PyValue& v);
+// The attribute of type `want` holding `v`; nullopt if `v` does not fit.
+std::optional<ir::Attr> py_to_attr(const std::string& attr_name, ir::AttrType want,
+                                   const PyValue& v);
 
 // A module-level name.
 struct GlobalEntry {
@@ -129,6 +135,16 @@ class Compiler {
   bool spend(Span span, size_t amount = 1);
 
   Diagnostic& error(std::string_view code, Span span, std::string message, std::string hint = {});
+  void warning(std::string_view code, Span span, std::string message, std::string hint = {});
+
+  // ---- which defs are ONNX Script (compat/decorators.cc) ----
+  bool is_registration_decorator(const Expr* d) const;  // --decorator NAME
+  std::vector<std::string> registered_names(const Expr* d);
+  bool body_is_onnx_script(const FunctionDef& def);
+  // Warns about defs that look like ONNX Script but are not compiled.
+  void report_unclaimed_defs();
+  // Compiles the script functions `entry` reaches, callees before callers.
+  void compile_callees_first(ScriptFn& entry);
 
   const SourceFile& file;
   const Module& module;
@@ -140,12 +156,24 @@ class Compiler {
   std::unordered_map<const FunctionDef*, ScriptFn*> fn_of_def;
   int64_t main_opset = 17;
   std::map<std::string, std::pair<int64_t, Span>> opsets_used;
+  std::map<std::string, std::string> opset_user;  // the function that first used each domain
+  const ScriptFn* current_fn = nullptr;           // the function being converted
+  bool checking_only = false;                     // converting functions the model will not contain
   std::unordered_set<std::string> reported_mixed;
   std::optional<OpsetRef> module_default_opset;  // the first ai.onnx opset imported
   Span module_default_opset_span;
+  bool default_opset_used = false;
+  // How often an identifier occurs in the file (tokens; comments and strings excluded).
+  size_t name_uses(const std::string& name);
+  std::unordered_map<std::string, size_t> name_counts;
+  bool name_counts_ready = false;
   Liveness liveness;
   size_t budget = 0;  // set from the file's size
   bool budget_reported = false;
+  // What compile_source hands out besides the model (compile.h).
+  std::vector<ScriptFunctionInfo> infos;
+  std::string default_entry;
+  void collect_infos();
 };
 
 // Converts one function body (or, with no builder, evaluates module-level
@@ -235,8 +263,10 @@ class FunctionConverter {
   void convert_while(const While& s);
   // A Loop node: `trip` (for) or `cond` (while) given; `start`/`step` map
   // the iteration number to the for target.
+  // `target_known_after`: the caller binds the for variable after the loop.
   void convert_loop(const Stmt& s, const Body& body, std::optional<builder::Var> trip,
-                    const SVal* cond, const std::string& target, const SVal& start, int64_t step);
+                    const SVal* cond, const std::string& target, const SVal& start, int64_t step,
+                    bool target_known_after);
   // Outputs of the current context for a path that ended with `end`.
   std::vector<builder::Var> finish_path(PathEnd end, Span span);
   std::vector<builder::Var> finish_function(PathEnd end, Span span);
@@ -291,6 +321,9 @@ class FunctionConverter {
   // graph), so ONNX files hold about 31 levels. Reports once.
   bool too_deep(Span span);
 };
+
+// The names read anywhere in `body` (nested defs included).
+void names_in_body(const Body& body, NameSet& out);
 
 // Parse errors in module-level Python outside defs become warnings.
 struct ParseResult;

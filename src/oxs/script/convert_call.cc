@@ -301,6 +301,38 @@ SVal FunctionConverter::call_builtin(const std::string& which, const Call& e, si
     p.tensor = std::move(t);
     return SVal::of(std::move(p));
   }
+  if (which == "numpy.array") {
+    // np.array([...], dtype=np.float32): a constant tensor.
+    const Expr* dt_expr = kw("dtype");
+    ir::DataType dt = ir::DataType::Undefined;
+    if (dt_expr) {
+      SVal d = eval(*dt_expr);
+      if (d.is_poison()) return d;
+      if (d.kind != SVal::Kind::kType || !d.type || d.type->kind != TypeInfo::Kind::kTensor ||
+          d.type->dtype == ir::DataType::Undefined) {
+        error(code::kBadCall, dt_expr->span, "dtype= takes a numpy type here, not " + d.describe(),
+              "write dtype=np.float32 (or np.int64, np.float64, ...)");
+        return SVal::poison();
+      }
+      dt = d.type->dtype;
+    }
+    if (args.size() != 1 || !all_py()) {
+      error(code::kNoOnnxMeaning, e.span,
+            "np.array() works on Python values at compile time, not on tensors",
+            "write a literal list, e.g. np.array([1.0, 2.0], dtype=np.float32)");
+      return SVal::poison();
+    }
+    std::string why;
+    auto t = py_to_tensor(args[0].py, dt, &why);
+    if (!t) {
+      error(code::kBadConstant, e.span, args[0].py.repr() + " cannot become an array: " + why);
+      return SVal::poison();
+    }
+    PyValue p;
+    p.kind = PyValue::Kind::kTensor;
+    p.tensor = std::make_shared<ir::Tensor>(std::move(*t));
+    return SVal::of(std::move(p));
+  }
   if (which == "TypeVar") {
     // TypeVar("T", FLOAT, DOUBLE) / TypeVar("T", bound=FLOAT | DOUBLE): a tensor
     // type of one of them (generic unless they agree).
@@ -468,28 +500,55 @@ std::optional<ir::Attr> FunctionConverter::make_attr(const std::string& attr_nam
       return mismatch(v.describe(), "");
   }
   const PyValue& p = v.py;
+  if (auto a = py_to_attr(attr_name, want, p)) return a;
   switch (want) {
     case K::Int:
-      if (p.kind == PyValue::Kind::kInt) return ir::Attr::of_int(attr_name, p.i);
-      if (p.kind == PyValue::Kind::kBool) return ir::Attr::of_int(attr_name, p.b ? 1 : 0);
       return mismatch("the Python " + std::string(p.type_name()) + " " + p.repr(),
                       p.kind == PyValue::Kind::kFloat
                           ? "write an int, e.g. " + std::to_string(static_cast<long long>(p.f))
                           : "");
     case K::Float:
-      if (p.is_number()) return ir::Attr::of_float(attr_name, static_cast<float>(p.as_double()));
-      return mismatch("the Python " + std::string(p.type_name()) + " " + p.repr(), "");
     case K::String:
-      if (p.kind == PyValue::Kind::kStr) return ir::Attr::of_string(attr_name, p.s);
       return mismatch("the Python " + std::string(p.type_name()) + " " + p.repr(), "");
     case K::Ints:
     case K::Floats:
-    case K::Strings: {
+    case K::Strings:
       if (!p.is_sequence()) {
         return mismatch("the Python " + std::string(p.type_name()) + " " + p.repr(),
                         "write a list, e.g. [" + p.repr() + "]");
       }
-      if (!default_fits(want, p)) return mismatch("the list " + p.repr(), "");
+      return mismatch("the list " + p.repr(), "");
+    case K::Tensor: {
+      std::string why;
+      py_to_tensor(p, ir::DataType::Undefined, &why);
+      return mismatch("the Python " + std::string(p.type_name()) + " " + p.repr(), why);
+    }
+    default:
+      error(code::kUnsupportedFeature, value_expr.span,
+            "attributes of type " + std::string(ir::attr_type_name(want)) +
+                " cannot be written in a script yet");
+      return std::nullopt;
+  }
+}
+
+std::optional<ir::Attr> py_to_attr(const std::string& attr_name, ir::AttrType want,
+                                   const PyValue& p) {
+  using K = ir::AttrType;
+  switch (want) {
+    case K::Int:
+      if (p.kind == PyValue::Kind::kInt) return ir::Attr::of_int(attr_name, p.i);
+      if (p.kind == PyValue::Kind::kBool) return ir::Attr::of_int(attr_name, p.b ? 1 : 0);
+      return std::nullopt;
+    case K::Float:
+      if (p.is_number()) return ir::Attr::of_float(attr_name, static_cast<float>(p.as_double()));
+      return std::nullopt;
+    case K::String:
+      if (p.kind == PyValue::Kind::kStr) return ir::Attr::of_string(attr_name, p.s);
+      return std::nullopt;
+    case K::Ints:
+    case K::Floats:
+    case K::Strings: {
+      if (!p.is_sequence() || !default_fits(want, p)) return std::nullopt;
       if (want == K::Ints) {
         std::vector<int64_t> xs;
         for (const auto& x : p.items) xs.push_back(x.kind == PyValue::Kind::kBool ? x.b : x.i);
@@ -507,13 +566,10 @@ std::optional<ir::Attr> FunctionConverter::make_attr(const std::string& attr_nam
     case K::Tensor: {
       std::string why;
       auto t = py_to_tensor(p, ir::DataType::Undefined, &why);
-      if (!t) return mismatch("the Python " + std::string(p.type_name()) + " " + p.repr(), why);
+      if (!t) return std::nullopt;
       return ir::Attr::of_tensor(attr_name, std::make_shared<ir::Tensor>(std::move(*t)));
     }
     default:
-      error(code::kUnsupportedFeature, value_expr.span,
-            "attributes of type " + std::string(ir::attr_type_name(want)) +
-                " cannot be written in a script yet");
       return std::nullopt;
   }
 }
@@ -728,12 +784,26 @@ SVal FunctionConverter::call_op(const OpsetRef& opset_in, const std::string& op,
   }
   auto constraint_of = [&](size_t j) -> std::string {
     if (!sig || sig->inputs.empty()) return "";
-    return sig->inputs[std::min(j, nformal - 1)].type_constraint;
+    const auto& f = sig->inputs[std::min(j, nformal - 1)];
+    // A heterogeneous variadic binds nothing; "tensor(int64)"-style constraints are fixed types.
+    if (j + 1 >= nformal && f.option == schema::ParamOption::Variadic && !f.is_homogeneous)
+      return "";
+    return f.type_constraint;
+  };
+  // As onnxscript: Python values and attribute parameters are "castable";
+  // they take the type that the other inputs bind to their type constraint
+  // (a typed constant when known now, else CastLike of the partner).
+  auto castable = [](const SVal& v) {
+    return v.kind == SVal::Kind::kPy || v.kind == SVal::Kind::kAttrRef;
   };
   std::vector<Var> inputs(in_vals.size());
-  for (size_t j = 0; j < in_vals.size() && !bad; ++j) {
+  std::unordered_map<std::string, Var> bound;
+  auto omitted_at = [&](size_t j) {
     const SVal& v = in_vals[j];
-    if (!in_exprs[j] || (v.kind == SVal::Kind::kPy && v.py.kind == PyValue::Kind::kNone)) {
+    return !in_exprs[j] || (v.kind == SVal::Kind::kPy && v.py.kind == PyValue::Kind::kNone);
+  };
+  for (size_t j = 0; j < in_vals.size() && !bad; ++j) {
+    if (omitted_at(j)) {
       if (sig && j < nformal && sig->inputs[j].option == schema::ParamOption::Single) {
         error(code::kWrongInputCount, in_exprs[j] ? in_exprs[j]->span : e.span,
               "input '" + sig->inputs[j].name + "' of " + what + " is required; it cannot be None");
@@ -741,25 +811,34 @@ SVal FunctionConverter::call_op(const OpsetRef& opset_in, const std::string& op,
       }
       continue;  // omitted optional input
     }
-    Var like;
-    if (v.kind == SVal::Kind::kPy) {
-      std::string tc = constraint_of(j);
-      for (size_t k = 0; k < in_vals.size() && !tc.empty(); ++k) {
-        if (k != j && in_vals[k].kind == SVal::Kind::kTensor && constraint_of(k) == tc &&
-            in_vals[k].var.dtype() != ir::DataType::Undefined) {
-          like = in_vals[k].var;
-          break;
-        }
-      }
-    }
-    ir::DataType want = ir::DataType::Undefined;
-    if (like) want = like.dtype();
-    auto t = to_tensor(v, in_exprs[j]->span, {}, want);
+    if (castable(in_vals[j])) continue;
+    auto t = to_tensor(in_vals[j], in_exprs[j]->span);
     if (!t) {
       bad = true;
       continue;
     }
     inputs[j] = *t;
+    std::string tc = constraint_of(j);
+    if (!tc.empty() && !bound.count(tc)) bound[tc] = *t;
+  }
+  // Attribute parameters before literals: with no other partner, a literal
+  // takes the attribute's type (alpha * 2 with a float alpha).
+  for (int pass = 0; pass < 2 && !bad; ++pass) {
+    for (size_t j = 0; j < in_vals.size(); ++j) {
+      const SVal& v = in_vals[j];
+      if (omitted_at(j) || !castable(v)) continue;
+      if ((pass == 0) != (v.kind == SVal::Kind::kAttrRef)) continue;
+      std::string tc = constraint_of(j);
+      auto it = tc.empty() ? bound.end() : bound.find(tc);
+      Var like = it == bound.end() ? Var() : it->second;
+      auto t = to_tensor(v, in_exprs[j]->span, like);
+      if (!t) {
+        bad = true;
+        continue;
+      }
+      inputs[j] = *t;
+      if (!tc.empty() && !bound.count(tc)) bound[tc] = *t;
+    }
   }
 
   // Attributes (graph attributes last: their bodies may need the inputs' types).

@@ -6,6 +6,7 @@
 // attributes (Loop/Scan/If bodies) that read the enclosing scope.
 #include <cmath>
 
+#include "oxs/schema/registry.h"
 #include "oxs/script/compiler.h"
 #include "oxs/script/convert_codes.h"
 
@@ -44,6 +45,28 @@ void unify_branch_types(ir::Graph& a, ir::Graph& b) {
 }
 
 constexpr int kMaxGraphDepth = 31;
+
+// The element type the ops reading `v` give it through their type
+// constraints (Add(acc, x) with a float x: float), as onnxscript's autocast
+// binds a literal; Undefined when no reader says.
+ir::DataType partner_dtype(const ir::Value* v, int64_t opset) {
+  for (const ir::Use& u : v->uses()) {
+    const ir::Node* n = u.user;
+    const schema::OpSignature* sig = schema::lookup(n->domain(), n->op_type(), opset);
+    if (!sig || sig->inputs.empty()) continue;
+    auto constraint = [&](size_t i) {
+      return sig->inputs[std::min(i, sig->inputs.size() - 1)].type_constraint;
+    };
+    std::string tc = constraint(u.index);
+    for (size_t i = 0; i < n->num_inputs(); ++i) {
+      const ir::Value* o = n->input(i);
+      if (i == u.index || !o || constraint(i) != tc || !o->type().is_tensor()) continue;
+      ir::DataType dt = o->type().elem_type();
+      if (dt != ir::DataType::Undefined) return dt;
+    }
+  }
+  return ir::DataType::Undefined;
+}
 
 }  // namespace
 
@@ -194,6 +217,20 @@ void FunctionConverter::convert_if_plain(const If& s, const SVal& cond) {
       env_[n] = tv;
       continue;
     }
+    auto is_none = [](const SVal& v) {
+      return v.kind == SVal::Kind::kPy && v.py.kind == PyValue::Kind::kNone;
+    };
+    if (is_none(tv) != is_none(ev)) {
+      error(code::kUndefinedOnSomePath, s.span,
+            "'" + n + "' is None when the " + (is_none(tv) ? "if" : "else") +
+                " branch runs and a value otherwise, and it is used after the if",
+            "ONNX's If gives each output one type in both branches (then_branch and "
+            "else_branch must produce the same output types), so a value cannot be absent on one "
+            "path: assign a tensor in both branches, or make both optional with op.Optional");
+      env_[n] = SVal::poison();
+      ok = false;
+      continue;
+    }
     // Literals take the element type of the other branch's tensor.
     b_ = &then_b;
     auto ot = to_tensor(tv, s.span, Var(),
@@ -294,6 +331,7 @@ void FunctionConverter::convert_for(const For& s) {
     }
   }
   std::optional<Var> trip;
+  std::optional<PyValue> last_static;
   if (start.kind == SVal::Kind::kPy && stop.kind == SVal::Kind::kPy) {
     // In long double: start, stop and step may each be near the int64 limits.
     long double a = static_cast<long double>(start.py.i), b = static_cast<long double>(stop.py.i);
@@ -302,6 +340,11 @@ void FunctionConverter::convert_for(const For& s) {
     if (n < 0) n = 0;
     if (n > 9.2e18L) n = 9.2e18L;
     trip = constant(PyValue::of_int(static_cast<int64_t>(n)), ir::DataType::Int64, s.iter->span);
+    if (n > 0) {
+      // As in Python, the variable keeps its last value after the loop.
+      long double last = a + (n - 1) * st;
+      last_static = PyValue::of_int(static_cast<int64_t>(last));
+    }
   } else {
     auto sa = to_tensor(start, s.iter->span, {}, ir::DataType::Int64);
     auto sb = to_tensor(stop, s.iter->span, {}, ir::DataType::Int64);
@@ -338,7 +381,8 @@ void FunctionConverter::convert_for(const For& s) {
     trip = n;
   }
   if (!trip || !*trip) return fail();
-  convert_loop(s, s.body, trip, nullptr, target->id, start, step);
+  convert_loop(s, s.body, trip, nullptr, target->id, start, step, last_static.has_value());
+  if (last_static) assign_name(target->id, SVal::of(*last_static));
 }
 
 void FunctionConverter::convert_while(const While& s) {
@@ -354,12 +398,12 @@ void FunctionConverter::convert_while(const While& s) {
     return;
   }
   if (cond.kind == SVal::Kind::kPy && !cond.py.truthy()) return;  // never runs
-  convert_loop(s, s.body, std::nullopt, &cond, "", SVal::of(PyValue::of_int(0)), 1);
+  convert_loop(s, s.body, std::nullopt, &cond, "", SVal::of(PyValue::of_int(0)), 1, true);
 }
 
 void FunctionConverter::convert_loop(const Stmt& s, const Body& body, std::optional<Var> trip,
                                      const SVal* cond, const std::string& target, const SVal& start,
-                                     int64_t step) {
+                                     int64_t step, bool target_known_after) {
   const bool is_while = cond != nullptr;
   std::vector<std::string> names;
   NameSet seen;
@@ -371,9 +415,20 @@ void FunctionConverter::convert_loop(const Stmt& s, const Body& body, std::optio
     if (n == target) continue;
     if (in_body.count(n) || after.count(n)) carried.push_back(n);
   }
+  if (!target.empty() && !target_known_after && after.count(target)) {
+    // The variable is read after the loop: carry its last value out (when
+    // the loop runs zero times it keeps its value from before, or `start`).
+    carried.push_back(target);
+    if (!env_.count(target) || env_[target].is_poison()) env_[target] = start;
+  }
   bool ok = true;
   std::vector<Var> inits;
+  // Carried Python numbers take the type the body gives them (acc = 0 then
+  // acc = acc + x): their constants are made after the body is converted.
+  std::vector<std::optional<PyValue>> deferred(carried.size());
+  size_t slot = 0;
   for (auto& n : carried) {
+    size_t k = slot++;
     auto it = env_.find(n);
     if (it == env_.end()) {
       error(code::kUndefinedOnSomePath, s.span,
@@ -385,6 +440,12 @@ void FunctionConverter::convert_loop(const Stmt& s, const Body& body, std::optio
     }
     if (it->second.is_poison()) {
       ok = false;
+      continue;
+    }
+    if (it->second.kind == SVal::Kind::kPy &&
+        (it->second.py.is_number() || it->second.py.is_sequence())) {
+      deferred[k] = it->second.py;
+      inits.emplace_back();
       continue;
     }
     auto t = to_tensor(it->second, s.span);
@@ -422,8 +483,11 @@ void FunctionConverter::convert_loop(const Stmt& s, const Body& body, std::optio
   Var iter =
       add_input(sub, target.empty() ? "iter" : target + "_iter", scalar(ir::DataType::Int64));
   add_input(sub, "cond_in", scalar(ir::DataType::Bool));
+  std::vector<Var> body_inputs;
   for (size_t k = 0; k < carried.size(); ++k) {
-    env_[carried[k]] = SVal::tensor(add_input(sub, carried[k], elem_only(inits[k].type())));
+    body_inputs.push_back(
+        add_input(sub, carried[k], deferred[k] ? ir::Type() : elem_only(inits[k].type())));
+    env_[carried[k]] = SVal::tensor(body_inputs.back());
   }
   if (!target.empty()) {
     SVal iv = SVal::tensor(iter);
@@ -462,6 +526,18 @@ void FunctionConverter::convert_loop(const Stmt& s, const Body& body, std::optio
     }
   }
   keep = keep && !carried.empty();
+  for (size_t k = 0; k < carried.size() && keep; ++k) {
+    if (!deferred[k]) continue;
+    ir::DataType dt = outs[k + 1].dtype();
+    if (dt == ir::DataType::Undefined) dt = partner_dtype(body_inputs[k].value(), op_.version);
+    bool numeric = dt != ir::DataType::Undefined && dt != ir::DataType::String;
+    inits[k] = constant(*deferred[k], numeric ? dt : ir::DataType::Undefined, s.span);
+    if (!inits[k]) {
+      keep = false;
+      break;
+    }
+    body_inputs[k].value()->set_type(elem_only(inits[k].type()));
+  }
   auto g = take_body(sub, keep);
   if (!g) {
     if (outs.empty()) poison_assigned(body);

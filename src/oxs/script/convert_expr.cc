@@ -150,7 +150,7 @@ ir::DataType FunctionConverter::dtype_of(const SVal& v) const {
     case SVal::Kind::kTensor:
       return v.var.dtype();
     case SVal::Kind::kAttrRef:
-      return attr_natural_dtype(v.attr_type);
+      return v.attr_bool ? ir::DataType::Bool : attr_natural_dtype(v.attr_type);
     case SVal::Kind::kPy:
       return natural_dtype(v.py);
     default:
@@ -181,10 +181,22 @@ std::optional<Var> FunctionConverter::to_tensor(const SVal& v, Span span, Var li
           dt = ld;
         } else if (ld == ir::DataType::Undefined) {
           cast_like = true;
+          // Floats go through double, so a double partner keeps every digit
+          // (onnxscript's float32 constant would round 0.1 first).
+          if (nat == ir::DataType::Float) dt = ir::DataType::Double;
         }
       }
       Var c = constant(v.py, dt, span);
       if (!c) return std::nullopt;
+      if (v.py.kind == PyValue::Kind::kTensor && like && numeric_or_bool(like.dtype()) &&
+          numeric_or_bool(c.dtype()) && like.dtype() != c.dtype()) {
+        // A typed constant (np.array, make_tensor) next to a tensor of another
+        // type is cast to it, as onnxscript's CastLike of constants does.
+        Var r = emit1("Cast", {c},
+                      attrs_of(ir::Attr::of_int("to", static_cast<int64_t>(like.dtype()))), span);
+        if (!r) return std::nullopt;
+        return r;
+      }
       if (cast_like) {
         Var r = emit1("CastLike", {c, like}, {}, span);
         if (!r) return std::nullopt;
@@ -223,9 +235,19 @@ std::optional<Var> FunctionConverter::to_tensor(const SVal& v, Span span, Var li
               scalar ? ir::Type::tensor(nat, ir::Shape(std::vector<ir::Dim>{}))
                      : ir::Type::tensor(nat, ir::Shape(std::vector<ir::Dim>{ir::Dim::unknown()})));
         }
+        if (v.attr_bool) {
+          // ONNX stores a bool attribute as an int; as a tensor it is BOOL (onnxscript).
+          builder::Builder* saved2 = b_;
+          b_ = root_;
+          c = emit1("Cast", {c},
+                    attrs_of(ir::Attr::of_int("to", static_cast<int64_t>(ir::DataType::Bool))),
+                    span, v.name + "_as_bool");
+          b_ = saved2;
+          if (!c) return std::nullopt;
+        }
         attr_consts_[v.name] = c;
       }
-      ir::DataType nat = attr_natural_dtype(v.attr_type);
+      ir::DataType nat = v.attr_bool ? ir::DataType::Bool : attr_natural_dtype(v.attr_type);
       if (like && nat != ir::DataType::String) {
         ir::DataType ld = like.dtype();
         if (ld == nat) return c;

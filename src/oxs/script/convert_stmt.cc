@@ -55,6 +55,7 @@ bool FunctionConverter::convert() {
     if (p.is_attr) {
       if (mode_ == Mode::kFunction) {
         env_[p.name] = SVal::attr_ref(p.name, p.attr_type);
+        env_[p.name].attr_bool = p.is_bool;
       } else if (p.default_value) {
         env_[p.name] = SVal::of(*p.default_value);
       } else if (p.optional) {
@@ -124,6 +125,17 @@ bool FunctionConverter::convert() {
   }
   for (size_t k = 0; k < outs.size(); ++k) {
     std::string oname = k < output_names_.size() ? output_names_[k] : "";
+    // An input returned as is, or a value returned twice, is copied
+    // (onnxscript does the same): a graph output needs its own name.
+    bool repeated = false;
+    for (size_t j = 0; j < k; ++j) repeated = repeated || outs[j].same(outs[k]);
+    if (repeated || !outs[k].value()->producer()) {
+      Var copy = emit1("Identity", {outs[k]}, {}, def.name_span,
+                       oname.empty() || oname == outs[k].name() ? "" : oname);
+      if (!copy) return false;
+      outs[k] = copy;
+      if (oname == outs[k].name()) oname.clear();
+    }
     try {
       const bool taken =
           !oname.empty() && outs[k].name() != oname && b_->graph().names().has_value(oname);

@@ -71,6 +71,7 @@ struct Item {
   int64_t index = 0;   // kInt
   Var tensor;          // kTensor
   bool scalar = true;  // kTensor: the index drops the axis
+  int64_t rank = -1;   // kTensor: the index's rank (-1 unknown); its dims replace the axis
   int64_t axis = 0;    // input axis (negative after '...')
 };
 
@@ -154,7 +155,11 @@ SVal FunctionConverter::index_tensor(Var x, const Expr& index, Span span, const 
         it.kind = Item::kTensor;
         it.tensor = constant(v.py, ir::DataType::Int64, ex->span);
         it.scalar = false;
-        if (!it.tensor) ok = false;
+        if (!it.tensor) {
+          ok = false;
+        } else if (auto r = it.tensor.rank()) {
+          it.rank = static_cast<int64_t>(*r);
+        }
       } else if (v.kind == SVal::Kind::kTensor || v.kind == SVal::Kind::kAttrRef) {
         it.kind = Item::kTensor;
         auto t = to_tensor(v, ex->span);
@@ -163,14 +168,8 @@ SVal FunctionConverter::index_tensor(Var x, const Expr& index, Span span, const 
         } else {
           it.tensor = *t;
           auto r = t->rank();
-          it.scalar = !r || *r == 0;
-          if (r && *r > 1) {
-            error(code::kUnsupportedFeature, ex->span,
-                  "a tensor index must be a scalar or 1-D here (it has rank " + std::to_string(*r) +
-                      ")",
-                  "use op.Gather or op.GatherND for multi-dimensional indices");
-            ok = false;
-          }
+          it.rank = r ? static_cast<int64_t>(*r) : -1;
+          it.scalar = it.rank == 0;
         }
       } else {
         error(code::kWrongKindOfValue, ex->span, "cannot index a tensor with " + v.describe(),
@@ -242,15 +241,79 @@ SVal FunctionConverter::index_tensor(Var x, const Expr& index, Span span, const 
   for (const Item& it : items) {
     if (it.kind == Item::kTensor || it.kind == Item::kNewAxis) last_is_slice = false;
   }
-  std::vector<int64_t> squeeze;
-  for (const Item& it : items) {
-    if (it.kind == Item::kInt) squeeze.push_back(it.axis);
-  }
   bool any_tensor = false, any_new = false;
+  const Item* big = nullptr;  // the tensor index that is not a scalar
+  size_t big_count = 0;
   for (const Item& it : items) {
     any_tensor = any_tensor || it.kind == Item::kTensor;
     any_new = any_new || it.kind == Item::kNewAxis;
-    if (it.kind == Item::kTensor && it.scalar) squeeze.push_back(it.axis);
+    if (it.kind == Item::kTensor && it.rank != 0) {
+      big = &it;
+      ++big_count;
+    }
+  }
+  if (big_count > 1) {
+    error(code::kUnsupportedFeature, span,
+          "several tensor indices broadcast together in numpy (x[i, j] pairs their elements); "
+          "oxs does not lower that",
+          "use op.GatherND with stacked indices, or index one axis at a time: x[i][:, j]");
+    return SVal::poison();
+  }
+  if (big) {
+    // numpy puts the index's dims where the indexed axis was when the
+    // int/tensor indices are adjacent, and first otherwise: the Gathers give
+    // the former, so the latter is only the same when nothing before the
+    // tensor index keeps or adds an axis.
+    size_t first = items.size(), last = 0, big_pos = 0;
+    for (size_t k = 0; k < items.size(); ++k) {
+      if (items[k].kind == Item::kInt || items[k].kind == Item::kTensor) {
+        first = std::min(first, k);
+        last = k;
+      }
+      if (&items[k] == big) big_pos = k;
+    }
+    bool adjacent = true;
+    for (size_t k = first; k <= last; ++k) {
+      adjacent = adjacent && (items[k].kind == Item::kInt || items[k].kind == Item::kTensor);
+    }
+    bool dims_before = false;
+    for (size_t k = 0; k < big_pos; ++k) {
+      dims_before = dims_before || items[k].kind == Item::kSlice ||
+                    items[k].kind == Item::kNewAxis || items[k].kind == Item::kEllipsis;
+    }
+    if (!adjacent && dims_before) {
+      error(code::kUnsupportedFeature, span,
+            "numpy moves the tensor index's dims to the front when ints or tensor indices are "
+            "separated by slices; oxs does not lower that",
+            "index in two steps, e.g. x[:, i][..., 0], or use op.Gather and op.Transpose");
+      return SVal::poison();
+    }
+  }
+  auto grows = [](const Item& it) { return it.kind == Item::kTensor ? it.rank - 1 : 0; };
+  // Integer indices are dropped last; their axes move by what the Gathers add.
+  auto unknown_rank = [&](const Item& t) {
+    error(code::kUnsupportedFeature, t.expr->span,
+          "the rank of this tensor index is not known, so the other axes of the subscript "
+          "cannot be placed",
+          "annotate the index with its dims (INT64[\"K\"]) or index in two steps");
+    return SVal::poison();
+  };
+  std::vector<int64_t> squeeze;
+  for (const Item& it : items) {
+    if (it.kind != Item::kInt) continue;
+    int64_t axis = it.axis;
+    for (const Item& t : items) {
+      if (t.kind != Item::kTensor) continue;
+      bool moves = (it.axis >= 0 && t.axis >= 0 && t.axis < it.axis) ||
+                   (it.axis < 0 && t.axis < 0 && t.axis > it.axis);
+      if (!moves) continue;
+      if (t.rank < 0) return unknown_rank(t);
+      axis += it.axis >= 0 ? grows(t) : -grows(t);
+    }
+    squeeze.push_back(axis);
+  }
+  for (const Item& t : items) {
+    if (t.kind == Item::kTensor && t.rank < 0 && any_new) return unknown_rank(t);
   }
   auto final_name = [&](int stage) {
     // The last node of the lowering carries the target's name.
@@ -298,19 +361,23 @@ SVal FunctionConverter::index_tensor(Var x, const Expr& index, Span span, const 
         emit1("Slice", {cur, st, en, i64s(axes, span), i64s(steps, span)}, {}, span, final_name(0));
     if (!cur) return SVal::poison();
   }
-  // 2. Gathers with 1-D indices (they keep the axis, so no axis moves).
+  // 2. One Gather per tensor index (numpy's take: the index's dims replace
+  // the axis, a scalar drops it). Axes counted from the end go left to
+  // right and those from the front right to left, so that no Gather moves
+  // an axis that is still to be gathered.
+  std::vector<const Item*> gathers;
   for (const Item& it : items) {
-    if (it.kind != Item::kTensor) continue;
-    Var idx = it.tensor;
-    if (it.scalar) {
-      idx = emit1("Reshape", {idx, i64s({-1}, span)}, {}, span);
-      if (!idx) return SVal::poison();
-    }
-    cur = emit1("Gather", {cur, idx}, attrs_of(ir::Attr::of_int("axis", it.axis)), span,
+    if (it.kind == Item::kTensor && it.axis < 0) gathers.push_back(&it);
+  }
+  for (size_t k = items.size(); k-- > 0;) {
+    if (items[k].kind == Item::kTensor && items[k].axis >= 0) gathers.push_back(&items[k]);
+  }
+  for (const Item* it : gathers) {
+    cur = emit1("Gather", {cur, it->tensor}, attrs_of(ir::Attr::of_int("axis", it->axis)), span,
                 final_name(1));
     if (!cur) return SVal::poison();
   }
-  // 3. Drop the axes of integer and scalar indices, all at once.
+  // 3. Drop the axes of integer indices, all at once.
   if (!squeeze.empty()) {
     cur = emit1("Squeeze", {cur, i64s(squeeze, span)}, {}, span, final_name(2));
     if (!cur) return SVal::poison();
@@ -323,8 +390,10 @@ SVal FunctionConverter::index_tensor(Var x, const Expr& index, Span span, const 
       const Item& it = items[k];
       if (it.kind == Item::kNewAxis)
         ua.push_back(p++);
-      else if (it.kind == Item::kSlice || (it.kind == Item::kTensor && !it.scalar))
+      else if (it.kind == Item::kSlice)
         ++p;
+      else if (it.kind == Item::kTensor)
+        p += it.rank;
     }
     if (ell < items.size()) {
       int64_t q = 0;
@@ -332,8 +401,10 @@ SVal FunctionConverter::index_tensor(Var x, const Expr& index, Span span, const 
         const Item& it = items[k];
         if (it.kind == Item::kNewAxis)
           ua.push_back(-(++q));
-        else if (it.kind == Item::kSlice || (it.kind == Item::kTensor && !it.scalar))
+        else if (it.kind == Item::kSlice)
           ++q;
+        else if (it.kind == Item::kTensor)
+          q += it.rank;
       }
     }
     cur = emit1("Unsqueeze", {cur, i64s(ua, span)}, {}, span, final_name(3));

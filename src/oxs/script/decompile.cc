@@ -220,6 +220,7 @@ class Decompiler {
     }
     const bool need_defaults = first_default < f.body->inputs().size();
     for (const std::string& a : f.attributes) {
+      require_identifier(a, "attribute parameter", "function " + python_string(f.name));
       std::string p = names_.get(&a, a);
       attr_params_[a] = p;
       const std::pair<const Attr*, Node*>* passed = nullptr;
@@ -353,6 +354,7 @@ class Decompiler {
     while (count > 0 && !n.input(count - 1)) --count;
     for (size_t i = 0; i < count; ++i) args.push_back(value_name(n.input(i)));
     for (const Attr& a : n.attrs()) {
+      require_identifier(a.name, "attribute name", n.display_name());
       if (a.type == AttrType::Graph && a.g && !a.is_reference()) {
         std::string fn = names_.fresh(a.name + "_" + n.op_type());
         out += nested_def(*a.g, fn, level);
@@ -364,9 +366,23 @@ class Decompiler {
     return out + pad + lhs + " = " + callee(n) + "(" + join(args, ", ") + ")\n";
   }
 
+  // Names that reach the source as code (op types, keywords) must be
+  // identifiers: anything else could inject statements. Such a model cannot
+  // be written as ONNX Script at all, so it is refused.
+  static void require_identifier(const std::string& name, const char* what,
+                                 const std::string& where) {
+    if (is_python_identifier(name)) return;
+    throw Error(ErrorKind::Unsupported,
+                std::string(what) + " " + python_string(name) +
+                    " is not a Python identifier, so ONNX Script cannot write it; the model "
+                    "cannot be decompiled",
+                {.node = where});
+  }
+
   std::string callee(const Node& n) {
     auto f = function_names_.find({n.domain(), n.op_type()});
     if (f != function_names_.end()) return f->second;
+    require_identifier(n.op_type(), "op type", n.display_name());
     if (default_domain(n.domain())) return "op." + n.op_type();
     auto it = aliases_.find(n.domain());
     if (it == aliases_.end()) {

@@ -32,34 +32,58 @@ int64_t floor_mod(int64_t a, int64_t b) {
   return m;
 }
 
+// Elements of a folded value, nested lists counted through.
+uint64_t py_size(const PyValue& v) {
+  if (v.kind == K::kStr) return v.s.size();
+  if (!v.is_sequence()) return 1;
+  uint64_t n = 1;
+  for (const PyValue& x : v.items) n += py_size(x);
+  return n;
+}
+
+constexpr uint64_t kMaxFoldedSize = uint64_t{1} << 20;
+
 }  // namespace
 
 std::optional<PyValue> fold_binop(BinOpKind op, const PyValue& a, const PyValue& b,
                                   std::string* why) {
   // Sequences and strings: + and * only.
   if (a.kind == K::kStr || b.kind == K::kStr || a.is_sequence() || b.is_sequence()) {
-    if (op == BinOpKind::kAdd && a.kind == b.kind && a.kind == K::kStr)
-      return PyValue::of_str(a.s + b.s);
-    if (op == BinOpKind::kAdd && a.is_sequence() && a.kind == b.kind) {
+    // Sizes are checked before anything is built, without overflow: a
+    // script cannot make the compiler allocate without bound.
+    if (op == BinOpKind::kAdd && a.kind == b.kind && (a.kind == K::kStr || a.is_sequence())) {
+      uint64_t size = py_size(a) + py_size(b);
+      if (size > kMaxFoldedSize) {
+        *why = "the result would have " + std::to_string(size) + " elements (the limit is " +
+               std::to_string(kMaxFoldedSize) + ")";
+        return std::nullopt;
+      }
+      if (a.kind == K::kStr) return PyValue::of_str(a.s + b.s);
       PyValue r = a;
       r.items.insert(r.items.end(), b.items.begin(), b.items.end());
       return r;
     }
-    if (op == BinOpKind::kMult && (a.is_sequence() || a.kind == K::kStr) && is_intlike(b)) {
-      int64_t n = int_of(b);
-      size_t unit = a.kind == K::kStr ? a.s.size() : a.items.size();
-      if (n > 0 && unit > 0 && static_cast<uint64_t>(n) * unit > (1u << 20)) {
-        *why = "the repeated sequence would be too long";
+    const PyValue* seq = (a.is_sequence() || a.kind == K::kStr) ? &a : &b;
+    const PyValue* count = seq == &a ? &b : &a;
+    if (op == BinOpKind::kMult && (seq->is_sequence() || seq->kind == K::kStr) &&
+        is_intlike(*count)) {
+      int64_t n = int_of(*count);
+      if (seq->s.empty() && seq->items.empty()) return *seq;  // "" * n, [] * n
+      uint64_t unit = py_size(*seq);
+      if (n > 0 && unit > 0 && static_cast<uint64_t>(n) > kMaxFoldedSize / unit) {
+        *why = "the repeated " + std::string(seq->type_name()) + " would be too large (" +
+               std::to_string(unit) + " x " + std::to_string(n) + " elements; the limit is " +
+               std::to_string(kMaxFoldedSize) + ")";
         return std::nullopt;
       }
-      PyValue r = a;
+      PyValue r = *seq;
       r.items.clear();
       r.s.clear();
       for (int64_t k = 0; k < n; ++k) {
-        if (a.kind == K::kStr) {
-          r.s += a.s;
+        if (seq->kind == K::kStr) {
+          r.s += seq->s;
         } else {
-          r.items.insert(r.items.end(), a.items.begin(), a.items.end());
+          r.items.insert(r.items.end(), seq->items.begin(), seq->items.end());
         }
       }
       return r;

@@ -10,6 +10,7 @@
 #include "oxs/schema/suggest.h"
 #include "oxs/script/compiler.h"
 #include "oxs/script/convert_codes.h"
+#include "oxs/script/lexer.h"
 
 namespace oxs::script {
 
@@ -67,6 +68,19 @@ std::optional<OpsetRef> opset_by_name(const std::string& name) {
   return std::nullopt;
 }
 
+std::optional<ir::DataType> numpy_dtype(const std::string& name) {
+  using D = ir::DataType;
+  static const std::pair<const char*, D> kNames[] = {
+      {"float32", D::Float}, {"float64", D::Double}, {"float16", D::Float16}, {"double", D::Double},
+      {"single", D::Float},  {"half", D::Float16},   {"int8", D::Int8},       {"int16", D::Int16},
+      {"int32", D::Int32},   {"int64", D::Int64},    {"uint8", D::Uint8},     {"uint16", D::Uint16},
+      {"uint32", D::Uint32}, {"uint64", D::Uint64},  {"bool_", D::Bool}};
+  for (const auto& [n, d] : kNames) {
+    if (name == n) return d;
+  }
+  return std::nullopt;
+}
+
 const char* kTypingGenerics[] = {"Optional",  "Sequence", "List", "Tuple",    "Union",
                                  "Annotated", "Any",      "Dict", "Callable", "Iterable"};
 
@@ -77,11 +91,33 @@ Diagnostic& Compiler::error(std::string_view code, Span span, std::string messag
   return diags.error(std::string(code), span, std::move(message), std::move(hint));
 }
 
+void Compiler::warning(std::string_view code, Span span, std::string message, std::string hint) {
+  Diagnostic d;
+  d.severity = Severity::kWarning;
+  d.code = std::string(code);
+  d.span = span;
+  d.message = std::move(message);
+  d.hint = std::move(hint);
+  diags.report(std::move(d));
+}
+
 void Compiler::bind_import(const std::string& local, const std::string& path, Span span) {
   GlobalEntry& g = globals[local];
   g = GlobalEntry{};
   g.span = span;
   g.value = SVal::named(SVal::Kind::kModule, path);
+}
+
+size_t Compiler::name_uses(const std::string& name) {
+  if (!name_counts_ready) {
+    name_counts_ready = true;
+    DiagnosticSink ignored(1);
+    for (const Token& t : tokenize(file, ignored)) {
+      if (t.kind == TokenKind::kName) ++name_counts[t.text];
+    }
+  }
+  auto it = name_counts.find(name);
+  return it == name_counts.end() ? 0 : it->second;
 }
 
 void Compiler::scan_module() {
@@ -127,9 +163,15 @@ void Compiler::scan_module() {
           std::string local = a.asname.empty() ? a.name : a.asname;
           SVal v = member(mod, a.name, a.span);
           if (v.kind == SVal::Kind::kOpset && v.opset.domain.empty()) {
-            if (!module_default_opset) {
-              module_default_opset = v.opset;
-              module_default_opset_span = a.span;
+            // An import that nothing uses fixes nothing: the first ai.onnx
+            // opset the file uses is the default.
+            if (!module_default_opset || !default_opset_used) {
+              bool used = name_uses(local) > 1;
+              if (!module_default_opset || used) {
+                module_default_opset = v.opset;
+                module_default_opset_span = a.span;
+                default_opset_used = used;
+              }
             }
             if (!options.opset) {
               // Report an unsupported version where it is imported.
@@ -307,6 +349,24 @@ SVal Compiler::member(const SVal& base, const std::string& attr, Span span) {
         for (const char* f : {"sqrt", "exp", "log", "sin", "cos", "tan", "tanh", "floor", "ceil",
                               "fabs", "pow", "erf", "log2", "log10", "atan"}) {
           if (attr == f) return SVal::named(SVal::Kind::kBuiltin, "math." + attr);
+        }
+        return SVal::named(SVal::Kind::kForeign, path);
+      }
+      if (m == "numpy") {
+        // Constants and literal arrays evaluate while compiling; numpy's
+        // dtypes denote tensor types (dtype=np.float32).
+        if (attr == "pi") return SVal::of(PyValue::of_float(M_PI));
+        if (attr == "e") return SVal::of(PyValue::of_float(M_E));
+        if (attr == "inf" || attr == "Inf" || attr == "infty")
+          return SVal::of(PyValue::of_float(INFINITY));
+        if (attr == "nan" || attr == "NaN") return SVal::of(PyValue::of_float(NAN));
+        if (attr == "euler_gamma") return SVal::of(PyValue::of_float(0.5772156649015329));
+        if (attr == "array" || attr == "asarray")
+          return SVal::named(SVal::Kind::kBuiltin, "numpy.array");
+        if (auto dt = numpy_dtype(attr)) {
+          SVal v = tensor_type(*dt, std::string(ir::dtype_script_name(*dt)));
+          v.name = "numpy." + attr;
+          return v;
         }
         return SVal::named(SVal::Kind::kForeign, path);
       }

@@ -133,11 +133,12 @@ struct SVal {
   PyValue py;
   std::string name;  // kAttrRef: parameter; kModule/kBuiltin/kForeign/kType: dotted path
   ir::AttrType attr_type = ir::AttrType::Undefined;
-  std::vector<SVal> items;               // kTuple
-  OpsetRef opset;                        // kOpset
-  Span origin;                           // kOpset: where it was imported
-  ScriptFn* fn = nullptr;                // kFunction (module level)
-  const FunctionDef* def = nullptr;      // kFunction
+  bool attr_bool = false;            // kAttrRef: declared bool (an int attribute, a BOOL tensor)
+  std::vector<SVal> items;           // kTuple
+  OpsetRef opset;                    // kOpset
+  Span origin;                       // kOpset: where it was imported
+  ScriptFn* fn = nullptr;            // kFunction (module level)
+  const FunctionDef* def = nullptr;  // kFunction
   std::shared_ptr<const TypeInfo> type;  // kType (null for an unsubscripted typing generic)
 
   static SVal poison() { return {}; }

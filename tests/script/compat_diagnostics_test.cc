@@ -1,0 +1,266 @@
+// What the compiler says about code onnxscript users write that is not (or
+// not only) ONNX Script: Python outside script functions, syntax errors,
+// decorators, opset conflicts, values absent on one path, files that yield
+// nothing; and hostile inputs (deep call chains, huge folded constants).
+#include <gtest/gtest.h>
+
+#include "script/compile_util.h"
+
+namespace oxs::script {
+namespace {
+
+using testing::compile_ok;
+using testing::diagnostics_of;
+
+bool has(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+constexpr const char* kHeader =
+    "from onnxscript import FLOAT, script\n"
+    "from onnxscript import opset17 as op\n";
+
+std::string with_header(const std::string& body) {
+  return std::string(kHeader) + body;
+}
+
+TEST(CompatDiagnostics, SyntaxErrorOnAReturnLineIsAnErrorAtItsPosition) {
+  std::string d =
+      diagnostics_of(with_header("@script()\n"
+                                 "def f(x: FLOAT[3]) -> FLOAT[3]:\n"
+                                 "    return op.Add(x x)\n"));
+  EXPECT_TRUE(has(d, "t.py:5:19: error[E0211]")) << d;
+  EXPECT_FALSE(has(d, "E0307")) << d;
+  EXPECT_FALSE(has(d, "outside script functions")) << d;
+}
+
+TEST(CompatDiagnostics, SyntaxErrorAfterAReturnIsAnError) {
+  std::string d =
+      diagnostics_of(with_header("@script()\n"
+                                 "def f(x: FLOAT[3]) -> FLOAT[3]:\n"
+                                 "    return x\n"
+                                 "    z = (\n"));
+  EXPECT_TRUE(has(d, "t.py:6:9: error[E0108]")) << d;
+}
+
+TEST(CompatDiagnostics, SyntaxErrorInModuleLevelPythonIsAnError) {
+  std::string d =
+      diagnostics_of(with_header("print('a' 'b' +)\n"
+                                 "@script()\n"
+                                 "def f(x: FLOAT[3]) -> FLOAT[3]:\n"
+                                 "    return op.Neg(x)\n"));
+  EXPECT_TRUE(has(d, "t.py:3:16: error[")) << d;
+}
+
+TEST(CompatDiagnostics, ValidPythonOutsideScriptsIsOnlyANote) {
+  std::string src = with_header(
+      "def helper(n):\n"
+      "    try:\n"
+      "        s = f\"{n}\"\n"
+      "    except Exception:\n"
+      "        raise ValueError('bad')\n"
+      "    return 123456789012345678901234567890\n"
+      "@script()\n"
+      "def f(x: FLOAT[3]) -> FLOAT[3]:\n"
+      "    return op.Neg(x)\n");
+  std::string d = diagnostics_of(src);
+  EXPECT_FALSE(has(d, "error")) << d;
+  EXPECT_TRUE(has(d, "note[E0207]")) << d;
+  EXPECT_TRUE(has(d, "note[E0104]")) << d;
+  compile_ok(src);
+}
+
+TEST(CompatDiagnostics, FStringInsideAScriptIsStillAnError) {
+  std::string d =
+      diagnostics_of(with_header("@script()\n"
+                                 "def f(x: FLOAT[3]) -> FLOAT[3]:\n"
+                                 "    s = f\"{x}\"\n"
+                                 "    return x\n"));
+  EXPECT_TRUE(has(d, "error[E0207]")) << d;
+}
+
+TEST(CompatDiagnostics, NoneOnOnePathNamesTheOnnxRule) {
+  std::string d =
+      diagnostics_of(with_header("@script()\n"
+                                 "def f(x: FLOAT[3]) -> FLOAT[3]:\n"
+                                 "    z = op.Neg(x)\n"
+                                 "    if op.ReduceSum(x) > 0.0:\n"
+                                 "        z = None\n"
+                                 "    return z\n"));
+  EXPECT_TRUE(has(d, "error[E0316]: 'z' is None when the if branch runs")) << d;
+  EXPECT_TRUE(has(d, "then_branch and else_branch must produce the same output types")) << d;
+}
+
+TEST(CompatDiagnostics, MixedOpsetsInOneModelNameBothFunctions) {
+  CompileOptions o;
+  o.functions_only = true;
+  std::string d = diagnostics_of(
+      "from onnxscript import FLOAT, script, opset16, opset17\n"
+      "@script(default_opset=opset16)\n"
+      "def a(x):\n"
+      "    return opset16.Neg(x)\n"
+      "@script(default_opset=opset17)\n"
+      "def b(x):\n"
+      "    return opset17.Neg(x)\n",
+      o);
+  EXPECT_TRUE(has(d, "error[E0308]")) << d;
+  EXPECT_TRUE(has(d, "'b' uses version 17, 'a' uses version 16")) << d;
+}
+
+TEST(CompatDiagnostics, OpsetOfAFunctionOutsideTheModelDoesNotConflict) {
+  auto m = compile_ok(
+      "from onnxscript import FLOAT, script, opset16, opset15\n"
+      "from onnxscript import opset17 as op\n"
+      "@script(default_opset=opset16)\n"
+      "def a(x):\n"
+      "    return opset16.Neg(x)\n"
+      "@script()\n"
+      "def main(x: FLOAT[3]) -> FLOAT[3]:\n"
+      "    return op.Neg(x)\n");
+  ASSERT_TRUE(m);
+  for (const auto& imp : m->opset_imports) {
+    if (imp.domain.empty()) {
+      EXPECT_EQ(imp.version, 17);  // opset15 is imported, never used
+    }
+  }
+}
+
+TEST(CompatDiagnostics, ScriptNestedInAPlainDefIsReportedByName) {
+  std::string d =
+      diagnostics_of(with_header("def make(alpha):\n"
+                                 "    @script()\n"
+                                 "    def inner(x):\n"
+                                 "        return op.Mul(x, alpha)\n"
+                                 "    return inner\n"));
+  EXPECT_TRUE(has(d, "warning[E0309]: 'inner' is a @script function nested in 'make'")) << d;
+  EXPECT_TRUE(has(d, "oxs.script")) << d;
+  EXPECT_TRUE(has(d, "error[E0314]: no function decorated with @script()")) << d;
+}
+
+TEST(CompatDiagnostics, UnknownDecoratorOnOnnxScriptIsReported) {
+  std::string src = with_header(
+      "@register(\"aten::abs\")\n"
+      "def abs_(x):\n"
+      "    return op.Abs(x)\n");
+  std::string d = diagnostics_of(src);
+  EXPECT_TRUE(has(d, "warning[E0309]: 'abs_' calls ONNX ops but its decorator @register")) << d;
+  EXPECT_TRUE(has(d, "--decorator register")) << d;
+}
+
+TEST(CompatDiagnostics, RegistrationDecoratorCountsAsScriptAndRecordsNames) {
+  std::string src = with_header(
+      "@register(\"aten::abs\", \"aten::absolute\")\n"
+      "def abs_(x):\n"
+      "    return op.Abs(x)\n");
+  CompileOptions o;
+  o.functions_only = true;
+  o.script_decorators = {"register"};
+  SourceFile file("t.py", src);
+  CompileResult r = compile_source(file, o);
+  ASSERT_TRUE(r.ok()) << render(file, r.diagnostics);
+  ASSERT_EQ(r.functions.size(), 1u);
+  EXPECT_EQ(r.functions[0].registered_names,
+            (std::vector<std::string>{"aten::abs", "aten::absolute"}));
+  bool recorded = false;
+  for (const auto& [k, v] : r.model->metadata_props) {
+    recorded = recorded || (k == "oxs.registered.abs_" && v == "aten::abs,aten::absolute");
+  }
+  EXPECT_TRUE(recorded);
+}
+
+TEST(CompatDiagnostics, EmptyFileIsAnErrorUnlessAllowed) {
+  CompileOptions o;
+  o.functions_only = true;
+  std::string d = diagnostics_of("import numpy as np\nx = 1\n", o);
+  EXPECT_TRUE(has(d, "error[E0314]")) << d;
+  o.allow_empty = true;
+  SourceFile file("t.py", "import numpy as np\nx = 1\n");
+  CompileResult r = compile_source(file, o);
+  EXPECT_EQ(render(file, r.diagnostics), "");
+}
+
+TEST(CompatDiagnostics, ExplicitIdentityIsKept) {
+  auto m =
+      compile_ok(with_header("@script()\n"
+                             "def f(x: FLOAT[3]) -> FLOAT[3]:\n"
+                             "    y = op.Identity(x)\n"
+                             "    return op.Identity(y)\n"));
+  ASSERT_TRUE(m);
+  size_t identities = 0;
+  for (const ir::Node* n : m->graph->nodes()) identities += n->op_type() == "Identity";
+  EXPECT_EQ(identities, 2u);
+}
+
+TEST(CompatDiagnostics, CleanupOptionRemovesIdentity) {
+  CompileOptions o;
+  o.cleanup = true;
+  auto m = compile_ok(with_header("@script()\n"
+                                  "def f(x: FLOAT[3]) -> FLOAT[3]:\n"
+                                  "    y = op.Identity(x)\n"
+                                  "    return op.Neg(y)\n"),
+                      o);
+  ASSERT_TRUE(m);
+  for (const ir::Node* n : m->graph->nodes()) EXPECT_NE(n->op_type(), "Identity");
+}
+
+// issue #17: a chain of 1,500 script functions (each calls the previous)
+// compiles without deep recursion.
+TEST(CompatHostile, LongChainOfScriptCallsCompiles) {
+  std::string src = with_header("@script()\ndef f0(x):\n    return op.Neg(x)\n");
+  const int n = 1500;
+  for (int k = 1; k < n; ++k) {
+    src += "@script()\ndef f" + std::to_string(k) + "(x):\n    return f" + std::to_string(k - 1) +
+           "(x)\n";
+  }
+  src += "@script()\ndef main(x: FLOAT[3]) -> FLOAT[3]:\n    return f" + std::to_string(n - 1) +
+         "(x)\n";
+  SourceFile file("chain.py", src);
+  CompileResult r = compile_source(file);
+  // Either a model or a clear error (inference nests calls): never a crash.
+  if (r.ok()) {
+    EXPECT_EQ(r.model->functions.size(), static_cast<size_t>(n));
+  } else {
+    std::string d = render(file, r.diagnostics);
+    EXPECT_TRUE(has(d, "nest deeper")) << d.substr(0, 2000);
+  }
+}
+
+TEST(CompatHostile, HugeListRepetitionIsAClearError) {
+  std::string d =
+      diagnostics_of(with_header("N = [0] * 2**62\n"
+                                 "@script()\n"
+                                 "def f(x: FLOAT[3]) -> FLOAT[3]:\n"
+                                 "    return op.Add(x, len(N))\n"));
+  EXPECT_TRUE(has(d, "error[E0323]")) << d;
+  EXPECT_TRUE(has(d, "too large")) << d;
+}
+
+TEST(CompatHostile, HugeStringRepetitionIsAClearError) {
+  std::string d =
+      diagnostics_of(with_header("S = 'a' * 10**12\n"
+                                 "@script()\n"
+                                 "def f(x: FLOAT[3]) -> FLOAT[3]:\n"
+                                 "    return op.Add(x, len(S))\n"));
+  EXPECT_TRUE(has(d, "error[E0323]")) << d;
+}
+
+TEST(CompatHostile, RepeatedConcatenationStopsAtTheLimit) {
+  std::string src = std::string(kHeader) + "@script()\ndef f(x: FLOAT[3]) -> FLOAT[3]:\n";
+  src += "    a = [0] * 1024\n";
+  for (int k = 0; k < 20; ++k) src += "    a = a + a\n";
+  src += "    return op.Add(x, float(len(a)))\n";
+  std::string d = diagnostics_of(src);
+  EXPECT_TRUE(has(d, "error[E0323]")) << d;
+}
+
+TEST(CompatHostile, EmptyRepetitionIsEmpty) {
+  compile_ok(
+      with_header("S = '' * 10**12\n"
+                  "L = [] * 10**12\n"
+                  "@script()\n"
+                  "def f(x: FLOAT[3]) -> FLOAT[3]:\n"
+                  "    return op.Add(x, float(len(S) + len(L)))\n"));
+}
+
+}  // namespace
+}  // namespace oxs::script
