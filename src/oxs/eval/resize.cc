@@ -54,6 +54,12 @@ std::vector<std::vector<Tap>> dim_taps(const ResizeParams& p, int64_t in, int64_
       continue;
     }
     double x = source_coord(p, o, scale, in, double(in) * scale, roi_start, roi_end);
+    // NaN or infinite roi/scales: no input index to take (int64(NaN) is undefined).
+    if (!std::isfinite(x) || std::abs(x) > 9.0e15) {
+      throw Error(ErrorKind::Invalid, "resize maps output index " + std::to_string(o) +
+                                          " to a non-finite input coordinate; check roi and "
+                                          "scales");
+    }
     if (p.coord == "tf_crop_and_resize" && (x < 0 || x > double(in - 1))) continue;
     if (p.mode == "nearest") {
       double f = std::floor(x);
@@ -120,6 +126,10 @@ Tensor resize(const KernelContext& ctx, const Tensor& x, const Dims& od,
   std::vector<std::vector<std::vector<Tap>>> taps(r);
   for (size_t d = 0; d < r; ++d) {
     double rs = roi.size() == 2 * r ? roi[d] : 0, re = roi.size() == 2 * r ? roi[d + r] : 1;
+    if (x.dim(d) == 0 && od[d] > 0) {
+      ctx.fail("cannot resize the empty axis " + std::to_string(d) + " of " +
+               dims_to_string(x.dims()) + " to " + std::to_string(od[d]) + " elements");
+    }
     taps[d] = dim_taps(p, x.dim(d), od[d], scales[d], rs, re);
   }
   auto is = std::vector<int64_t>(r, 1);
