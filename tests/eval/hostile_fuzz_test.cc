@@ -25,7 +25,15 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// The ONNX 1.12 node tests (Debian) and, when present, the 1.23 ones
+// (opsets up to 28, ai.onnx.ml up to 5): models the loader or the
+// evaluator does not take yet are skipped at load time.
 const char* kNodeTests = "/usr/share/libonnx-testdata/data/node";
+// ($OXS_BACKEND_1_23_NODE overrides where the 1.23 set is.)
+const char* node_tests_123() {
+  const char* e = std::getenv("OXS_BACKEND_1_23_NODE");
+  return e ? e : "/work/shared/onnx-backend-1.23/node";
+}
 
 using Rng = std::mt19937_64;
 
@@ -192,11 +200,11 @@ struct Case {
 };
 
 // Node tests whose inputs are all tensors with data files.
-std::vector<Case> load_cases() {
+std::vector<Case> load_cases(const char* root) {
   std::vector<Case> cases;
-  if (!fs::exists(kNodeTests)) return cases;
+  if (!fs::exists(root)) return cases;
   std::vector<fs::path> dirs;
-  for (auto& e : fs::directory_iterator(kNodeTests)) dirs.push_back(e.path());
+  for (auto& e : fs::directory_iterator(root)) dirs.push_back(e.path());
   std::sort(dirs.begin(), dirs.end());
   for (const fs::path& dir : dirs) {
     try {
@@ -293,16 +301,18 @@ Outcome run_mutated(const Case& c, Rng& rng) {
 }
 
 TEST(HostileFuzz, MutatedSingleOpModelsRunOrFailCleanly) {
-  std::vector<Case> cases = load_cases();
+  std::vector<Case> cases = load_cases(kNodeTests);
   if (cases.empty()) GTEST_SKIP() << kNodeTests << " is not installed (Debian libonnx-testdata)";
   ASSERT_GT(cases.size(), 500u);
+  std::vector<Case> more = load_cases(node_tests_123());
+  for (Case& c : more) cases.push_back(std::move(c));
   // Smaller per-tensor cap while fuzzing: mutated shapes must not take the machine.
   int64_t old_limit = allocation_limit();
   set_allocation_limit(int64_t{256} << 20);
   Rng rng(20261123);
   std::vector<std::string> failures;
   size_t runs = 0, ran = 0;
-  const int kRounds = 8;
+  const int kRounds = 4;
   for (int round = 0; round < kRounds; ++round) {
     for (const Case& c : cases) {
       Outcome r = run_mutated(c, rng);
