@@ -2,6 +2,8 @@
 // recursion. These used to end in exit 3 (internal error) or a stack
 // overflow; they must be clear oxs::Errors, the structural ones when the
 // Session is built (before anything runs).
+#include <cstdio>
+
 #include "hostile_util.h"
 
 namespace oxs::eval::hostile {
@@ -162,8 +164,10 @@ TEST(HostileGraph, DeepChainOfFunctionCallsWorksOrStopsCleanly) {
   try {
     auto out = s.run({{"x", f32({2}, {-1, 3})}});
     EXPECT_EQ(out[0].tensor().data<float>()[1], 3.0f);
+    std::printf("%d nested calls ran\n", depth);
   } catch (const Error& e) {
     EXPECT_NE(e.message().find("nested too deeply"), std::string::npos) << e.describe();
+    std::printf("%d nested calls: %s\n", depth, e.message().substr(0, 200).c_str());
   }
   // A chain of 100 is well within the stack.
   std::vector<int> short_calls;

@@ -213,6 +213,7 @@ void det_k(KernelContext& ctx) {
   Dims od(x.dims().begin(), x.dims().end() - 2);
   Tensor& out = ctx.alloc_output(0, x.dtype(), od);
   int64_t mats = checked_numel(od);
+  check_work(ctx, {mats, n, n, n}, "Det");
   dispatch_float(x.dtype(), [&](auto tag) {
     using T = decltype(tag);
     const T* px = x.data<T>();

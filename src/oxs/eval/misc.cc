@@ -324,6 +324,8 @@ void nms_k(KernelContext& ctx) {
     double uni = (a[2] - a[0]) * (a[3] - a[1]) + (c[2] - c[0]) * (c[3] - c[1]) - inter;
     return uni <= 0 ? 0.0 : inter / uni;
   };
+  // Each candidate is compared with at most max_out kept boxes.
+  check_work(ctx, {nb, nc, n, std::min(n, std::max<int64_t>(max_out, 1))}, "NonMaxSuppression");
   std::vector<int64_t> sel;
   for (int64_t b = 0; b < nb; ++b) {
     for (int64_t c = 0; c < nc; ++c) {

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "oxs/eval/kernel_util.h"
+#include "oxs/eval/validate/checked.h"
 
 namespace oxs::eval {
 
@@ -123,6 +124,12 @@ Tensor resize(const KernelContext& ctx, const Tensor& x, const Dims& od,
               const ResizeParams& p) {
   size_t r = x.rank();
   Tensor out(x.dtype(), od);  // checks the size before any per-coordinate tables
+  // Each output element sums over up to 4 taps per axis (cubic).
+  int64_t taps_per = 1;
+  for (size_t d = 0; d < r; ++d) {
+    if (od[d] != x.dim(d)) taps_per = checked_mul(ctx, taps_per, 4, "the taps per element");
+  }
+  check_work(ctx, {out.numel(), taps_per}, "Resize");
   std::vector<std::vector<std::vector<Tap>>> taps(r);
   for (size_t d = 0; d < r; ++d) {
     double rs = roi.size() == 2 * r ? roi[d] : 0, re = roi.size() == 2 * r ? roi[d + r] : 1;
