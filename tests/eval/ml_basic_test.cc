@@ -119,7 +119,8 @@ TEST(MlBasic, LabelEncoderAttributeErrors) {
                "keys_strings has 2 entries but values_floats has 1");
   // Wrong element type.
   EXPECT_ERROR(error_of("LabelEncoder", {floats({1}, {1})}, keys_values, 1),
-               "X must be a tensor of string or int64, got float");
+               "input 0 ('X') must be a tensor of string, int64 (ai.onnx.ml.LabelEncoder-1), got "
+               "float");
 }
 
 TEST(MlBasic, EncoderAndMapperErrors) {
@@ -186,7 +187,8 @@ TEST(MlBasic, PreprocessErrors) {
   EXPECT_ERROR(error_of("ArrayFeatureExtractor", {x, ints({1}, {-1})}, {}),
                "index Y[0] = -1 is outside");
   EXPECT_ERROR(error_of("ArrayFeatureExtractor", {x, floats({1}, {0})}, {}),
-               "Y (the indices) must be a tensor of int64, got float");
+               "input 1 ('Y') must be a tensor of int64 (ai.onnx.ml.ArrayFeatureExtractor-1), got "
+               "float");
   EXPECT_ERROR(
       error_of("FeatureVectorizer", {x, x},
                [](ir::Node* n) { n->set_attr(ir::Attr::of_ints("inputdimensions", {3})); }),
@@ -197,7 +199,8 @@ TEST(MlBasic, PreprocessErrors) {
                         }),
                "input 1 has 3 rows");
   EXPECT_ERROR(error_of("Binarizer", {strings({1}, {"a"})}, {}),
-               "X must be a tensor of float, double, int64 or int32, got string");
+               "input 0 ('X') must be a tensor of float, double, int64, int32 "
+               "(ai.onnx.ml.Binarizer-1), got string");
 }
 
 TEST(MlBasic, LinearModelErrors) {

@@ -5,6 +5,7 @@
 // says), or are random (seeded) from the declared types.
 #include <fmt/core.h>
 
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -15,6 +16,7 @@
 #include "oxs/cli/run_values.h"
 #include "oxs/eval/session.h"
 #include "oxs/eval/summary.h"
+#include "oxs/eval/validate/run_limits.h"
 #include "oxs/ir/error.h"
 #include "oxs/onnx/model_io.h"
 #include "oxs/script/compile.h"
@@ -37,7 +39,31 @@ struct RunArgs {
   std::vector<std::string> trace_filter;
   size_t values = 8;
   int64_t memory_limit_mb = 0;
+  double max_seconds = 0;
 };
+
+// Ctrl-C asks the evaluator to stop at its next check (between nodes, in
+// long kernels' loops): the run ends with an oxs::Error, exit 1, and no
+// output file is written. A second Ctrl-C kills the process at once.
+extern "C" void on_sigint(int) {
+  eval::request_interrupt();
+}
+
+void install_interrupt_handler() {
+  eval::clear_interrupt();
+  struct sigaction sa {};
+  sa.sa_handler = on_sigint;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = SA_RESETHAND;
+  sigaction(SIGINT, &sa, nullptr);
+}
+
+// Outputs are written only after a run that was not interrupted.
+void stop_if_interrupted() {
+  if (eval::interrupt_requested()) {
+    throw Error(ErrorKind::Input, "interrupted (Ctrl-C); no outputs were written");
+  }
+}
 
 std::pair<std::string, std::string> split_assignment(const std::string& s, const char* flag) {
   auto eq = s.find('=');
@@ -161,6 +187,7 @@ int run_script(const RunArgs& args, eval::SessionOptions options,
   const std::vector<ir::Attr>& attrs = call.attributes;
   eval::Session session(model, std::move(options));
   std::vector<eval::Value> outs = session.run_function(*fn, inputs, attrs);
+  stop_if_interrupted();
   std::vector<std::string> names;
   for (size_t i = 0; i < outs.size(); ++i) {
     const ir::Value* v = fn->body->outputs()[i];
@@ -172,7 +199,11 @@ int run_script(const RunArgs& args, eval::SessionOptions options,
 }
 
 int run_model(const RunArgs& args) {
+  if (args.memory_limit_mb > (int64_t{1} << 43)) {
+    throw Error(ErrorKind::Usage, "--memory-limit-mb is too large");
+  }
   if (args.memory_limit_mb > 0) eval::set_allocation_limit(args.memory_limit_mb << 20);
+  if (!(args.max_seconds >= 0)) throw Error(ErrorKind::Usage, "--max-seconds must be >= 0");
   std::map<std::string, int64_t> dims;
   for (const auto& d : args.dims) {
     auto [name, value] = split_assignment(d, "--dim");
@@ -186,6 +217,9 @@ int run_model(const RunArgs& args) {
     }
   }
   eval::SessionOptions options;
+  options.max_seconds = args.max_seconds;
+  if (args.memory_limit_mb > 0) options.max_live_bytes = args.memory_limit_mb << 20;
+  install_interrupt_handler();
   if (args.trace) {
     options.trace = [&args](const eval::TraceEvent& e) { print_trace(e, args); };
     options.trace_enter = [&args](const ir::Node& n, int depth) {
@@ -225,6 +259,7 @@ int run_model(const RunArgs& args) {
   }
   eval::Session session(model, std::move(options));
   std::vector<eval::Value> outs = session.run(feeds);
+  stop_if_interrupted();
   std::vector<std::string> names = session.output_names();
   for (size_t i = 0; i < outs.size(); ++i) {
     fmt::print("{}: {}\n", names[i], eval::summarize(outs[i], args.values));
@@ -257,7 +292,11 @@ Run setup_run(CLI::App& app) {
                  "trace only nodes with this op type, node name or output name (repeatable)");
   app.add_option("--values", args->values, "values to print per tensor (default 8)");
   app.add_option("--memory-limit-mb", args->memory_limit_mb,
-                 "largest tensor the evaluator may allocate, in MiB (default 16384)");
+                 "memory the evaluator's tensors may use, in MiB: the largest tensor and all "
+                 "tensors alive at once (default: half / three quarters of physical memory)");
+  app.add_option("--max-seconds", args->max_seconds,
+                 "stop the run with an error after this many seconds of wall time (default: no "
+                 "limit; Ctrl-C also stops it cleanly)");
   app.footer(
       "Examples:\n  oxs run model.onnx --random --dim N=8 --trace\n"
       "  oxs run model.onnx --input x=x.npy --output-dir out/\n"

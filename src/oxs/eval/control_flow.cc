@@ -1,18 +1,22 @@
 // Control flow: If, Loop, Scan. Bodies run through the executor
 // (KernelContext::run_subgraph) and see the enclosing scopes' values.
 #include "oxs/eval/kernel_util.h"
+#include "oxs/eval/validate/checked.h"
+#include "oxs/eval/validate/run_limits.h"
 
 namespace oxs::eval {
 
 namespace {
 
 void if_k(KernelContext& ctx) {
-  const Tensor& c = ctx.tensor(0);
-  if (c.numel() != 1) ctx.fail("cond must have one element");
-  bool cond = cast_tensor(c, DataType::Bool).data<bool>()[0];
+  bool cond = scalar_bool(ctx, ctx.tensor(0), "cond");
   const ir::Graph& g = ctx.attr_graph(cond ? "then_branch" : "else_branch");
   std::vector<Value> outs = ctx.run_subgraph(g, {});
-  if (outs.size() < ctx.num_outputs()) ctx.fail("branch has fewer outputs than the node");
+  if (outs.size() != ctx.num_outputs()) {
+    ctx.fail(std::string(cond ? "then_branch" : "else_branch") + " returns " +
+             std::to_string(outs.size()) + " values but the node has " +
+             std::to_string(ctx.num_outputs()) + " outputs");
+  }
   for (size_t i = 0; i < ctx.num_outputs(); ++i) ctx.set_output(i, std::move(outs[i]));
 }
 
@@ -43,24 +47,32 @@ Tensor stack(const KernelContext& ctx, const std::vector<Tensor>& parts, int64_t
 void loop_k(KernelContext& ctx) {
   const ir::Graph& body = ctx.attr_graph("body");
   int64_t max_trip = std::numeric_limits<int64_t>::max();
-  if (const Tensor* m = ctx.optional_tensor(0)) max_trip = m->scalar_int();
+  if (const Tensor* m = ctx.optional_tensor(0)) max_trip = scalar_int64(ctx, *m, "M");
   bool cond = true;
-  if (const Tensor* c = ctx.optional_tensor(1))
-    cond = cast_tensor(*c, DataType::Bool).data<bool>()[0];
+  if (const Tensor* c = ctx.optional_tensor(1)) cond = scalar_bool(ctx, *c, "cond");
   size_t n_carried = ctx.num_inputs() >= 2 ? ctx.num_inputs() - 2 : 0;
   if (body.inputs().size() != n_carried + 2) ctx.fail("body must take 2 + N inputs");
+  if (body.outputs().size() < 1 + n_carried || ctx.num_outputs() < n_carried ||
+      body.outputs().size() - 1 - n_carried != ctx.num_outputs() - n_carried) {
+    ctx.fail("the body returns " + std::to_string(body.outputs().size()) + " values; with " +
+             std::to_string(n_carried) + " carried values and " +
+             std::to_string(ctx.num_outputs()) + " node outputs it must return " +
+             std::to_string(1 + ctx.num_outputs()));
+  }
   size_t n_scan = body.outputs().size() - 1 - n_carried;
   std::vector<Value> carried;
   for (size_t i = 0; i < n_carried; ++i) carried.push_back(ctx.input(i + 2));
   std::vector<std::vector<Tensor>> scans(n_scan);
   std::vector<std::vector<Value>> scan_seq(n_scan);
   for (int64_t it = 0; it < max_trip && cond; ++it) {
+    poll_run_limits();
     std::vector<Value> in;
     in.push_back(Tensor::of<int64_t>(DataType::Int64, {}, std::vector<int64_t>{it}));
     in.push_back(Tensor::of<bool>(DataType::Bool, {}, std::span<const bool>(&cond, 1)));
     for (auto& v : carried) in.push_back(v);
     std::vector<Value> out = ctx.run_subgraph(body, in);
-    cond = cast_tensor(out[0].tensor(), DataType::Bool).data<bool>()[0];
+    if (!out[0].is_tensor()) ctx.fail("the body's condition output must be a bool tensor");
+    cond = scalar_bool(ctx, out[0].tensor(), "the body's condition output");
     for (size_t i = 0; i < n_carried; ++i) carried[i] = std::move(out[1 + i]);
     for (size_t i = 0; i < n_scan; ++i) {
       Value& v = out[1 + n_carried + i];
@@ -84,22 +96,35 @@ void loop_k(KernelContext& ctx) {
 
 void scan_k(KernelContext& ctx) {
   const ir::Graph& body = ctx.attr_graph("body");
-  int64_t m = ctx.attr_int("num_scan_inputs", 0);
   bool v8 = ctx.opset() < 9;
   size_t first = v8 ? 1 : 0;  // Scan-8 takes sequence_lens first and a batch axis
-  size_t total = ctx.num_inputs() - first;
+  size_t total = ctx.num_inputs() >= first ? ctx.num_inputs() - first : 0;
+  int64_t m = attr_int_in(ctx, "num_scan_inputs", 0, 1, int64_t(total));
   size_t n_state = total - size_t(m);
+  if (body.inputs().size() != total || body.outputs().size() != ctx.num_outputs() ||
+      ctx.num_outputs() < n_state) {
+    ctx.fail("the body's inputs and outputs do not match the node's (state variables and " +
+             std::string("scan inputs in, state variables and scan outputs out)"));
+  }
   size_t n_scan_out = body.outputs().size() - n_state;
   std::vector<int64_t> in_axes =
-      ctx.attr_ints("scan_input_axes", std::vector<int64_t>(size_t(m), 0));
-  std::vector<int64_t> in_dirs = ctx.attr_ints(v8 ? "directions" : "scan_input_directions",
-                                               std::vector<int64_t>(size_t(m), 0));
+      attr_ints_of_len(ctx, "scan_input_axes", size_t(m), std::vector<int64_t>(size_t(m), 0));
+  std::vector<int64_t> in_dirs = attr_ints_of_len(ctx, v8 ? "directions" : "scan_input_directions",
+                                                  size_t(m), std::vector<int64_t>(size_t(m), 0));
   std::vector<int64_t> out_axes =
-      ctx.attr_ints("scan_output_axes", std::vector<int64_t>(n_scan_out, 0));
-  std::vector<int64_t> out_dirs =
-      ctx.attr_ints("scan_output_directions", std::vector<int64_t>(n_scan_out, 0));
+      attr_ints_of_len(ctx, "scan_output_axes", n_scan_out, std::vector<int64_t>(n_scan_out, 0));
+  std::vector<int64_t> out_dirs = attr_ints_of_len(ctx, "scan_output_directions", n_scan_out,
+                                                   std::vector<int64_t>(n_scan_out, 0));
   int64_t batch = 1;
-  if (v8) batch = ctx.tensor(first).dim(0);
+  if (v8) {
+    for (size_t i = first; i < ctx.num_inputs(); ++i) {
+      const Tensor& t = ctx.tensor(i);
+      if (t.rank() < 1 || (i > first && t.dim(0) != ctx.tensor(first).dim(0))) {
+        ctx.fail("Scan-8 inputs must share their first (batch) dimension");
+      }
+    }
+    batch = ctx.num_inputs() > first ? ctx.tensor(first).dim(0) : 0;
+  }
   std::vector<std::vector<Tensor>> final_states(n_state), final_scans(n_scan_out);
   for (int64_t b = 0; b < batch; ++b) {
     auto take_batch = [&](const Tensor& t) {
@@ -118,6 +143,7 @@ void scan_k(KernelContext& ctx) {
     int64_t len = -1;
     for (int64_t j = 0; j < m; ++j) {
       Tensor x = take_batch(ctx.tensor(first + n_state + size_t(j)));
+      if (x.rank() < 1) ctx.fail("scan inputs must have rank >= 1");
       int64_t a = v8 ? 0 : normalize_axis(ctx, in_axes[size_t(j)], int64_t(x.rank()));
       if (len >= 0 && x.dim(size_t(a)) != len) ctx.fail("scan inputs differ in length");
       len = x.dim(size_t(a));
@@ -127,6 +153,7 @@ void scan_k(KernelContext& ctx) {
     if (len < 0) len = 0;
     std::vector<std::vector<Tensor>> outs(n_scan_out);
     for (int64_t t = 0; t < len; ++t) {
+      poll_run_limits();
       std::vector<Value> in = state;
       for (int64_t j = 0; j < m; ++j) {
         const Tensor& x = xs[size_t(j)];
@@ -142,7 +169,10 @@ void scan_k(KernelContext& ctx) {
       }
       std::vector<Value> out = ctx.run_subgraph(body, in);
       for (size_t i = 0; i < n_state; ++i) state[i] = out[i];
-      for (size_t i = 0; i < n_scan_out; ++i) outs[i].push_back(out[n_state + i].tensor());
+      for (size_t i = 0; i < n_scan_out; ++i) {
+        if (!out[n_state + i].is_tensor()) ctx.fail("scan outputs must be tensors");
+        outs[i].push_back(out[n_state + i].tensor());
+      }
     }
     for (size_t i = 0; i < n_state; ++i) final_states[i].push_back(state[i].tensor());
     for (size_t i = 0; i < n_scan_out; ++i) {

@@ -59,9 +59,24 @@ void arith_kernel(KernelContext& ctx) {
   });
 }
 
+// Integer Pow: exact (wrapping, as numpy) for whole exponents; other
+// exponents through double, 0 where the result has no integer value.
 template <class C>
 C int_pow(C base, double e) {
-  return static_cast<C>(std::pow(static_cast<double>(base), e));
+  if (e >= 0 && e == std::floor(e) && e < 1e18) {
+    C r = 1, b = base;
+    for (auto n = static_cast<uint64_t>(e); n; n >>= 1) {
+      if (n & 1) r = wrap_mul(r, b);
+      b = wrap_mul(b, b);
+    }
+    return r;
+  }
+  double r = std::pow(static_cast<double>(base), e);
+  if (!(r >= double(std::numeric_limits<C>::lowest()) &&
+        r < double(std::numeric_limits<C>::max()) + 1.0)) {
+    return 0;
+  }
+  return static_cast<C>(r);
 }
 
 void pow_kernel(KernelContext& ctx) {
@@ -245,12 +260,14 @@ void where_kernel(KernelContext& ctx) {
   require_same_dtype(ctx, x, y);
   const Dims* shapes[] = {&c.dims(), &x.dims(), &y.dims()};
   Tensor& out = ctx.alloc_output(0, x.dtype(), broadcast_shapes(shapes));
-  const bool* pc = c.data<bool>();
+  if (c.dtype() != DataType::Bool) ctx.fail("condition must be bool");
+  // Read as bytes: a bool tensor's bytes may hold values other than 0 and 1.
+  const auto* pc = static_cast<const uint8_t*>(c.raw());
   auto run = [&](auto get_x, auto get_y, auto set) {
     for_each_run<3>(out.dims(), {&c.dims(), &x.dims(), &y.dims()},
                     [&](int64_t o, const int64_t* off, int64_t n, const int64_t* s) {
                       for (int64_t i = 0; i < n; ++i) {
-                        bool cond = pc[off[0] + i * s[0]];
+                        bool cond = pc[off[0] + i * s[0]] != 0;
                         int64_t src = cond ? off[1] + i * s[1] : off[2] + i * s[2];
                         set(o + i, cond ? get_x(src) : get_y(src));
                       }

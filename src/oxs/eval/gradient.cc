@@ -55,8 +55,7 @@ Tensor batched_matmul(const Tensor& a, bool ta, const Tensor& b, bool tb) {
   int64_t m = ta ? a.dim(r - 1) : a.dim(r - 2), k = ta ? a.dim(r - 2) : a.dim(r - 1);
   int64_t n = tb ? b.dim(r - 2) : b.dim(r - 1);
   Dims od(a.dims().begin(), a.dims().end() - 2);
-  int64_t batch = 1;
-  for (int64_t d : od) batch *= d;
+  int64_t batch = checked_numel(od, "batch size");
   od.push_back(m);
   od.push_back(n);
   Tensor out(a.dtype(), od);

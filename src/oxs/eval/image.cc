@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "oxs/eval/kernel_util.h"
+#include "oxs/eval/validate/checked.h"
 
 namespace oxs::eval {
 
@@ -48,6 +49,10 @@ void grid_sample_k(KernelContext& ctx) {
   const Tensor& grid = ctx.tensor(1);
   if (x.rank() != 4 || grid.rank() != 4 || grid.dim(3) != 2)
     ctx.fail("expects X [N,C,H,W] and grid [N,H,W,2]");
+  if (grid.dim(0) != x.dim(0)) {
+    ctx.fail("grid " + dims_to_string(grid.dims()) + " and X " + dims_to_string(x.dims()) +
+             " must have the same batch size");
+  }
   std::string mode = ctx.attr_string("mode", "bilinear");
   std::string padding = ctx.attr_string("padding_mode", "zeros");
   bool align = ctx.attr_int("align_corners", 0) != 0;
@@ -77,7 +82,9 @@ void grid_sample_k(KernelContext& ctx) {
     for (int64_t i = 0; i < oh; ++i) {
       for (int64_t j = 0; j < ow; ++j) {
         const double* g = gd.data<double>() + ((b * oh + i) * ow + j) * 2;
-        double sx = unnormalize(g[0], w, align), sy = unnormalize(g[1], h, align);
+        // NaN or huge grid values sample outside the image (int64 of them is undefined).
+        auto tame = [](double v) { return std::isnan(v) ? -1e9 : std::clamp(v, -1e9, 1e9); };
+        double sx = tame(unnormalize(g[0], w, align)), sy = tame(unnormalize(g[1], h, align));
         if (mode != "bicubic") {
           sx = pad_coord(sx, w, padding, align);
           sy = pad_coord(sy, h, padding, align);
@@ -122,6 +129,9 @@ void roi_align_k(KernelContext& ctx) {
   bool max_mode = ctx.attr_string("mode", "avg") == "max";
   int64_t oh = ctx.attr_int("output_height", 1), ow = ctx.attr_int("output_width", 1);
   int64_t sr = ctx.attr_int("sampling_ratio", 0);
+  if (sr < 0 || oh < 1 || ow < 1) {
+    ctx.fail("output_height and output_width must be positive and sampling_ratio >= 0");
+  }
   double scale = ctx.attr_float("spatial_scale", 1.0f);
   int64_t c = x.dim(1), h = x.dim(2), w = x.dim(3), nr = rois.dim(0);
   Tensor xd = cast_tensor(x, DataType::Double);
@@ -139,8 +149,13 @@ void roi_align_k(KernelContext& ctx) {
       rh = std::max(rh, 1.0);
     }
     double bh = rh / double(oh), bw = rw / double(ow);
-    int64_t gh = sr > 0 ? sr : int64_t(std::ceil(rh / double(oh)));
-    int64_t gw = sr > 0 ? sr : int64_t(std::ceil(rw / double(ow)));
+    double gh_d = sr > 0 ? double(sr) : std::ceil(rh / double(oh));
+    double gw_d = sr > 0 ? double(sr) : std::ceil(rw / double(ow));
+    if (!(std::abs(gh_d) < 1e9 && std::abs(gw_d) < 1e9)) {
+      ctx.fail("roi " + std::to_string(r) + " is not finite or too large to sample");
+    }
+    int64_t gh = int64_t(gh_d), gw = int64_t(gw_d);
+    check_work(ctx, {c, oh, ow, std::max<int64_t>(gh, 1), std::max<int64_t>(gw, 1)}, "RoiAlign");
     double count = double(std::max<int64_t>(gh * gw, 1));
     for (int64_t ch = 0; ch < c; ++ch) {
       const double* plane = xd.data<double>() + (b * c + ch) * h * w;

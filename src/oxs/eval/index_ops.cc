@@ -6,6 +6,7 @@
 
 #include "oxs/eval/broadcast.h"
 #include "oxs/eval/kernel_util.h"
+#include "oxs/eval/validate/checked.h"
 
 namespace oxs::eval {
 
@@ -24,16 +25,14 @@ void gather_k(KernelContext& ctx) {
   std::vector<int64_t> idx = ctx.tensor(1).to_int_vector();
   const Dims& idims = ctx.tensor(1).dims();
   int64_t axis = normalize_axis(ctx, ctx.attr_int("axis", 0), int64_t(x.rank()));
-  int64_t outer = 1, n = x.dim(size_t(axis)), inner = 1;
+  int64_t n = x.dim(size_t(axis));
+  int64_t outer = checked_product(ctx, x.dims(), 0, size_t(axis), "outer size");
+  int64_t inner = checked_product(ctx, x.dims(), size_t(axis) + 1, x.rank(), "inner size");
   Dims od;
   for (size_t i = 0; i < x.rank(); ++i) {
-    if (int64_t(i) < axis) {
-      outer *= x.dim(i);
-      od.push_back(x.dim(i));
-    } else if (int64_t(i) == axis) {
+    if (int64_t(i) == axis) {
       od.insert(od.end(), idims.begin(), idims.end());
     } else {
-      inner *= x.dim(i);
       od.push_back(x.dim(i));
     }
   }
@@ -168,14 +167,26 @@ void gather_nd_k(KernelContext& ctx) {
   int64_t b = ctx.attr_int("batch_dims", 0);
   if (it.rank() < 1) ctx.fail("indices must have rank >= 1");
   int64_t q = int64_t(it.rank()), r = int64_t(x.rank());
+  if (b < 0 || b >= std::min(q, r)) {
+    ctx.fail("batch_dims is " + std::to_string(b) + "; it must be in [0, " +
+             std::to_string(std::min(q, r)) + ") for data " + dims_to_string(x.dims()) +
+             " and indices " + dims_to_string(it.dims()));
+  }
   int64_t k = it.dim(size_t(q - 1));
-  if (k > r - b) ctx.fail("indices' last dimension is too large");
+  if (k > r - b) {
+    ctx.fail("indices' last dimension " + std::to_string(k) + " is larger than the data's rank " +
+             std::to_string(r) + " minus batch_dims " + std::to_string(b));
+  }
+  for (int64_t i = 0; i < b; ++i) {
+    if (it.dim(size_t(i)) != x.dim(size_t(i))) {
+      ctx.fail("the first batch_dims dimensions of indices " + dims_to_string(it.dims()) +
+               " and data " + dims_to_string(x.dims()) + " must be equal");
+    }
+  }
   Dims od(it.dims().begin(), it.dims().end() - 1);
   for (int64_t i = b + k; i < r; ++i) od.push_back(x.dim(size_t(i)));
-  int64_t batch = 1;
-  for (int64_t i = 0; i < b; ++i) batch *= x.dim(size_t(i));
-  int64_t slice = 1;
-  for (int64_t i = b + k; i < r; ++i) slice *= x.dim(size_t(i));
+  int64_t batch = checked_product(ctx, x.dims(), 0, size_t(b), "batch size");
+  int64_t slice = checked_product(ctx, x.dims(), size_t(b + k), size_t(r), "slice size");
   auto xs = row_major_strides(x.dims());
   int64_t xbatch = b > 0 ? xs[size_t(b - 1)] : x.numel();
   std::vector<int64_t> idx = it.to_int_vector();
@@ -205,10 +216,22 @@ void scatter_nd_k(KernelContext& ctx) {
   const Tensor& up = ctx.tensor(2);
   require_same_dtype(ctx, x, up);
   Reduction red = reduction_of(ctx);
+  if (it.rank() < 1) ctx.fail("indices must have rank >= 1");
   int64_t k = it.dim(it.rank() - 1);
+  if (k < 1 || k > int64_t(x.rank())) {
+    ctx.fail("indices' last dimension is " + std::to_string(k) + "; it must be between 1 and " +
+             "the data's rank " + std::to_string(x.rank()));
+  }
+  // updates.shape == indices.shape[:-1] + data.shape[k:]
+  Dims want(it.dims().begin(), it.dims().end() - 1);
+  want.insert(want.end(), x.dims().begin() + k, x.dims().end());
+  if (up.dims() != want) {
+    ctx.fail("updates have shape " + dims_to_string(up.dims()) + "; indices " +
+             dims_to_string(it.dims()) + " and data " + dims_to_string(x.dims()) + " need " +
+             dims_to_string(want));
+  }
   auto xs = row_major_strides(x.dims());
-  int64_t slice = 1;
-  for (size_t i = size_t(k); i < x.rank(); ++i) slice *= x.dim(i);
+  int64_t slice = checked_product(ctx, x.dims(), size_t(k), x.rank(), "slice size");
   std::vector<int64_t> idx = it.to_int_vector();
   int64_t tuples = k ? int64_t(idx.size()) / k : 0;
   Tensor out = x.clone();
@@ -242,8 +265,8 @@ void onehot_k(KernelContext& ctx) {
   Dims od = indices.dims();
   od.insert(od.begin() + axis, depth);
   Tensor idx = cast_tensor(indices, DataType::Int64);
-  int64_t outer = 1, inner = 1;
-  for (int64_t i = 0; i < r - 1; ++i) (i < axis ? outer : inner) *= indices.dim(size_t(i));
+  int64_t outer = checked_product(ctx, indices.dims(), 0, size_t(axis), "outer size");
+  int64_t inner = checked_product(ctx, indices.dims(), size_t(axis), indices.rank(), "inner size");
   Tensor& out = ctx.alloc_output(0, values.dtype(), od);
   dispatch_copy(values.dtype(), [&](auto tag) {
     using T = decltype(tag);
@@ -264,7 +287,8 @@ void onehot_k(KernelContext& ctx) {
 void compress_k(KernelContext& ctx) {
   const Tensor& x = ctx.tensor(0);
   const Tensor& c = ctx.tensor(1);
-  const bool* pc = c.data<bool>();
+  require_dtype(ctx, c, DataType::Bool, "condition");
+  require_rank(ctx, c, 1, 1, "condition");
   Tensor flat;
   int64_t axis;
   if (!ctx.has_attr("axis")) {
@@ -276,15 +300,13 @@ void compress_k(KernelContext& ctx) {
   }
   std::vector<int64_t> keep;
   for (int64_t i = 0; i < std::min(c.numel(), flat.dim(size_t(axis))); ++i) {
-    if (pc[i]) keep.push_back(i);
+    if (bool_at(c, i)) keep.push_back(i);
   }
   Tensor idx =
       Tensor::of<int64_t>(DataType::Int64, {int64_t(keep.size())}, std::span<const int64_t>(keep));
-  int64_t outer = 1, n = flat.dim(size_t(axis)), inner = 1;
-  for (size_t i = 0; i < flat.rank(); ++i) {
-    if (int64_t(i) < axis) outer *= flat.dim(i);
-    if (int64_t(i) > axis) inner *= flat.dim(i);
-  }
+  int64_t n = flat.dim(size_t(axis));
+  int64_t outer = checked_product(ctx, flat.dims(), 0, size_t(axis), "outer size");
+  int64_t inner = checked_product(ctx, flat.dims(), size_t(axis) + 1, flat.rank(), "inner size");
   Dims od = flat.dims();
   od[size_t(axis)] = int64_t(keep.size());
   Tensor& out = ctx.alloc_output(0, x.dtype(), od);
@@ -331,11 +353,9 @@ void topk_k(KernelContext& ctx) {
   bool largest = ctx.attr_int("largest", 1) != 0;
   bool sorted = ctx.attr_int("sorted", 1) != 0;
   (void)sorted;  // always sorted: allowed by the spec
-  int64_t outer = 1, n = x.dim(size_t(axis)), inner = 1;
-  for (size_t i = 0; i < x.rank(); ++i) {
-    if (int64_t(i) < axis) outer *= x.dim(i);
-    if (int64_t(i) > axis) inner *= x.dim(i);
-  }
+  int64_t n = x.dim(size_t(axis));
+  int64_t outer = checked_product(ctx, x.dims(), 0, size_t(axis), "outer size");
+  int64_t inner = checked_product(ctx, x.dims(), size_t(axis) + 1, x.rank(), "inner size");
   if (k < 0 || k > n) ctx.fail("k is out of range");
   Dims od = x.dims();
   od[size_t(axis)] = k;

@@ -176,5 +176,6 @@ void register_ml_basic_kernels(KernelRegistry& r);
 void register_ml_tree_kernels(KernelRegistry& r);
 void register_ml_svm_kernels(KernelRegistry& r);
 void register_gradient_kernels(KernelRegistry& r);
+void register_range_kernels(KernelRegistry& r);
 
 }  // namespace oxs::eval

@@ -11,6 +11,7 @@
 #include "oxs/eval/broadcast.h"
 #include "oxs/eval/gemm.h"
 #include "oxs/eval/kernel_util.h"
+#include "oxs/eval/validate/checked.h"
 
 namespace oxs::eval {
 
@@ -155,6 +156,14 @@ Tensor shift_to_int32(const KernelContext& ctx, const Tensor& x, const Tensor* z
   Tensor out(DataType::Int32, x.dims());
   Dims zd = z.dims();
   if (z.numel() > 1 && z.rank() == 1 && axis_from_end == 2) zd.push_back(1);  // per row of A
+  // The zero point is per tensor, per row of A or per column of B: it must
+  // broadcast to x's shape without growing it (a zero point of higher rank
+  // wrote past the output).
+  if (zd.size() > x.rank() || broadcast_shapes(x.dims(), zd) != x.dims()) {
+    ctx.fail("zero point of shape " + dims_to_string(z.dims()) + " does not fit input " +
+             dims_to_string(x.dims()) + " (it must be a scalar or one value per " +
+             (axis_from_end == 2 ? "row of A" : "column of B") + ")");
+  }
   Tensor zr = z.reshaped(zd);
   binary_broadcast<int32_t, int32_t, int32_t>(xi, zr, out,
                                               [](int32_t v, int32_t w) { return v - w; });
@@ -179,10 +188,10 @@ void qlinear_matmul_k(KernelContext& ctx) {
   Tensor a = shift_to_int32(ctx, ctx.tensor(0), &ctx.tensor(2), 2);
   Tensor b = shift_to_int32(ctx, ctx.tensor(3), &ctx.tensor(5), 1);
   Tensor ab = matmul_tensors(ctx, a, b);
-  double sa = cast_tensor(ctx.tensor(1), DataType::Double).data<double>()[0];
-  double sb = cast_tensor(ctx.tensor(4), DataType::Double).data<double>()[0];
-  double sy = cast_tensor(ctx.tensor(6), DataType::Double).data<double>()[0];
-  double zy = cast_tensor(ctx.tensor(7), DataType::Double).data<double>()[0];
+  double sa = scalar_double(ctx, ctx.tensor(1), "a_scale");
+  double sb = scalar_double(ctx, ctx.tensor(4), "b_scale");
+  double sy = scalar_double(ctx, ctx.tensor(6), "y_scale");
+  double zy = scalar_double(ctx, ctx.tensor(7), "y_zero_point");
   DataType odt = ctx.tensor(7).dtype();
   Tensor& out = ctx.alloc_output(0, odt, ab.dims());
   const int32_t* p = ab.data<int32_t>();
@@ -204,6 +213,7 @@ void det_k(KernelContext& ctx) {
   Dims od(x.dims().begin(), x.dims().end() - 2);
   Tensor& out = ctx.alloc_output(0, x.dtype(), od);
   int64_t mats = checked_numel(od);
+  check_work(ctx, {mats, n, n, n}, "Det");
   dispatch_float(x.dtype(), [&](auto tag) {
     using T = decltype(tag);
     const T* px = x.data<T>();
@@ -260,6 +270,22 @@ void einsum_k(KernelContext& ctx) {
     terms.push_back(cur);
   }
   if (terms.size() != ctx.num_inputs()) ctx.fail("equation has the wrong number of operands");
+  for (char c : eq) {
+    if (!std::isalpha(static_cast<unsigned char>(c)) && c != ',' && c != '.' && c != '-' &&
+        c != '>') {
+      ctx.fail(std::string("equation '") + eq + "' has a character that is not a letter");
+    }
+  }
+  // Letters of each term besides its "..." must not outnumber the operand's dims.
+  for (size_t t = 0; t < terms.size(); ++t) {
+    size_t ell_pos = terms[t].find("...");
+    size_t letters = terms[t].size() - (ell_pos == std::string::npos ? 0 : 3);
+    if (letters > ctx.tensor(t).rank() ||
+        (ell_pos != std::string::npos && terms[t].find("...", ell_pos + 3) != std::string::npos)) {
+      ctx.fail("term '" + terms[t] + "' does not match operand " + std::to_string(t) + " of rank " +
+               std::to_string(ctx.tensor(t).rank()));
+    }
+  }
   // Expand "..." into letters not used elsewhere.
   std::string ell_letters;
   {
@@ -272,6 +298,7 @@ void einsum_k(KernelContext& ctx) {
     for (char c = 'A'; ell_letters.size() < ell && c <= 'Z'; ++c) {
       if (eq.find(c) == std::string::npos) ell_letters += c;
     }
+    if (ell_letters.size() < ell) ctx.fail("too many dimensions under '...'");
     for (size_t t = 0; t < terms.size(); ++t) {
       auto p = terms[t].find("...");
       if (p == std::string::npos) continue;
@@ -323,10 +350,9 @@ void einsum_k(KernelContext& ctx) {
       st[t][letters.find(terms[t][i])] += rs[i];
     }
   }
-  int64_t total = 1;
-  for (int64_t d : dims) total *= d;
-  int64_t inner = 1;
-  for (size_t i = rhs.size(); i < letters.size(); ++i) inner *= dims[i];
+  int64_t total = checked_product(ctx, dims, "the summation's index space");
+  check_work(ctx, {total, int64_t(terms.size())}, "Einsum");
+  int64_t inner = checked_product(ctx, dims, rhs.size(), dims.size(), "the summed size");
   dispatch_arith(out.dtype(), [&](auto tag) {
     using T = decltype(tag);
     using C = compute_t<T>;

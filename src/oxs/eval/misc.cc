@@ -2,14 +2,18 @@
 // DequantizeLinear), strings (StringNormalizer), Unique,
 // NonMaxSuppression, TfIdfVectorizer, and the ai.onnx.preview.training
 // optimizers (Adagrad, Adam, Momentum).
+#include <algorithm>
 #include <clocale>
 #include <cmath>
 #include <cwctype>
 #include <map>
 #include <numeric>
 #include <set>
+#include <unordered_map>
 
 #include "oxs/eval/kernel_util.h"
+#include "oxs/eval/validate/checked.h"
+#include "oxs/eval/validate/run_limits.h"
 
 namespace oxs::eval {
 
@@ -30,8 +34,16 @@ QuantAxis quant_axis(const KernelContext& ctx, const Tensor& x, const Tensor& sc
   q.per_axis = true;
   q.len = x.dim(size_t(axis));
   if (scale.numel() != q.len) ctx.fail("scale must have one entry per slice of the axis");
-  for (size_t i = size_t(axis) + 1; i < x.rank(); ++i) q.inner *= x.dim(i);
+  q.inner = checked_product(ctx, x.dims(), size_t(axis) + 1, x.rank(), "inner size");
   return q;
+}
+
+// A zero point has one value or one per scale.
+void check_zero_point(const KernelContext& ctx, const Tensor* zp, const Tensor& scale) {
+  if (zp && zp->numel() != 1 && zp->numel() != scale.numel()) {
+    ctx.fail("the zero point has " + std::to_string(zp->numel()) + " values but the scale " +
+             std::to_string(scale.numel()) + "; it must have one or one per scale");
+  }
 }
 
 void quantize_k(KernelContext& ctx) {
@@ -41,6 +53,7 @@ void quantize_k(KernelContext& ctx) {
   DataType odt = zp ? zp->dtype() : DataType::Uint8;
   Tensor z = zp ? cast_tensor(*zp, DataType::Double) : Tensor(DataType::Double, {1});
   QuantAxis q = quant_axis(ctx, x, scale);
+  check_zero_point(ctx, zp, scale);
   Tensor xd = cast_tensor(x, DataType::Double);
   Tensor& out = ctx.alloc_output(0, odt, x.dims());
   dispatch_int(odt, [&](auto tag) {
@@ -53,6 +66,7 @@ void quantize_k(KernelContext& ctx) {
                      ? xd.data<double>()[i] / scale.data<double>()[j]
                      : double(float(xd.data<double>()[i]) / float(scale.data<double>()[j]));
       double v = std::nearbyint(q) + z.data<double>()[z.numel() > 1 ? j : 0];
+      if (std::isnan(v)) v = 0;  // no integer for NaN (0 / 0)
       v = std::clamp<double>(v, double(std::numeric_limits<T>::lowest()),
                              double(std::numeric_limits<T>::max()));
       po[i] = T(v);
@@ -66,6 +80,7 @@ void dequantize_k(KernelContext& ctx) {
   const Tensor* zp = ctx.optional_tensor(2);
   Tensor z = zp ? cast_tensor(*zp, DataType::Double) : Tensor(DataType::Double, {1});
   QuantAxis q = quant_axis(ctx, x, scale);
+  check_zero_point(ctx, zp, scale);
   Tensor xd = cast_tensor(x, DataType::Double);
   Tensor& out = ctx.alloc_output(0, ctx.tensor(1).dtype(), x.dims());
   Tensor yd(DataType::Double, x.dims());
@@ -188,11 +203,10 @@ void unique_k(KernelContext& ctx) {
   bool has_axis = ctx.has_attr("axis");
   Tensor x = has_axis ? x0 : x0.reshaped({x0.numel()});
   int64_t axis = has_axis ? normalize_axis(ctx, ctx.attr_int("axis", 0), int64_t(x.rank())) : 0;
-  int64_t outer = 1, n = x.dim(size_t(axis)), inner = 1;
-  for (size_t i = 0; i < x.rank(); ++i) {
-    if (int64_t(i) < axis) outer *= x.dim(i);
-    if (int64_t(i) > axis) inner *= x.dim(i);
-  }
+  int64_t n = x.dim(size_t(axis));
+  int64_t outer = checked_product(ctx, x.dims(), 0, size_t(axis), "outer size");
+  int64_t inner = checked_product(ctx, x.dims(), size_t(axis) + 1, x.rank(), "inner size");
+
   // Slice k as a vector of doubles (or strings) for comparison.
   std::vector<std::vector<double>> keys(static_cast<size_t>(n));
   std::vector<std::vector<std::string>> skeys(static_cast<size_t>(n));
@@ -281,6 +295,11 @@ void nms_k(KernelContext& ctx) {
   bool center = ctx.attr_int("center_point_box", 0) != 0;
   if (boxes.rank() != 3 || scores.rank() != 3) ctx.fail("boxes and scores must be 3-D");
   int64_t nb = boxes.dim(0), n = boxes.dim(1), nc = scores.dim(1);
+  if (boxes.dim(2) != 4 || scores.dim(0) != nb || scores.dim(2) != n) {
+    ctx.fail("boxes " + dims_to_string(boxes.dims()) + " and scores " +
+             dims_to_string(scores.dims()) +
+             " must be [batch, boxes, 4] and [batch, classes, boxes]");
+  }
   auto corners = [&](int64_t b, int64_t i, double* c) {
     const double* p = boxes.data<double>() + (b * n + i) * 4;
     if (center) {
@@ -305,6 +324,8 @@ void nms_k(KernelContext& ctx) {
     double uni = (a[2] - a[0]) * (a[3] - a[1]) + (c[2] - c[0]) * (c[3] - c[1]) - inter;
     return uni <= 0 ? 0.0 : inter / uni;
   };
+  // Each candidate is compared with at most max_out kept boxes.
+  check_work(ctx, {nb, nc, n, std::min(n, std::max<int64_t>(max_out, 1))}, "NonMaxSuppression");
   std::vector<int64_t> sel;
   for (int64_t b = 0; b < nb; ++b) {
     for (int64_t c = 0; c < nc; ++c) {
@@ -349,14 +370,43 @@ void tfidf_k(KernelContext& ctx) {
   std::vector<std::string> pool_s = ctx.attr_strings("pool_strings");
   bool strings = x.dtype() == DataType::String;
   size_t pool_size = strings ? pool_s.size() : pool_i.size();
+  require_rank(ctx, x, 1, 2, "X");
+  if (mode != "TF" && mode != "IDF" && mode != "TFIDF") {
+    ctx.fail("mode must be TF, IDF or TFIDF, not '" + mode + "'");
+  }
+  if (min_n < 1 || max_n < min_n || max_skip < 0) {
+    ctx.fail("min_gram_length (" + std::to_string(min_n) +
+             ") must be >= 1 and <= " + "max_gram_length (" + std::to_string(max_n) +
+             "), max_skip_count (" + std::to_string(max_skip) + ") >= 0");
+  }
+  for (size_t g = 0; g < counts.size(); ++g) {
+    if (counts[g] < 0 || uint64_t(counts[g]) > pool_size || (g && counts[g] < counts[g - 1])) {
+      ctx.fail("ngram_counts must be non-decreasing start offsets within the pool of " +
+               std::to_string(pool_size) + " items; entry " + std::to_string(g) + " is " +
+               std::to_string(counts[g]));
+    }
+  }
   // n-gram (as key text) -> output index.
   std::map<std::string, int64_t> table;
   auto item = [&](bool from_pool, int64_t i) -> std::string {
     if (strings) return from_pool ? pool_s[size_t(i)] : x.strings()[size_t(i)];
-    return std::to_string(from_pool ? pool_i[size_t(i)] : int64_t(x.get_as_double(i)));
+    if (from_pool) return std::to_string(pool_i[size_t(i)]);
+    return std::to_string(x.dtype() == DataType::Int64 ? x.data<int64_t>()[i]
+                                                       : int64_t(x.data<int32_t>()[i]));
   };
+  if (!strings && x.dtype() != DataType::Int64 && x.dtype() != DataType::Int32) {
+    ctx.fail("X must be string, int32 or int64");
+  }
   int64_t out_len = 0;
-  for (int64_t v : indexes) out_len = std::max(out_len, v + 1);
+  for (int64_t v : indexes) {
+    if (v < 0) ctx.fail("ngram_indexes must not be negative, got " + std::to_string(v));
+    out_len = std::max(out_len, checked_add(ctx, v, 1, "the output length"));
+  }
+  // The weight of output j: the weight of the n-gram that maps to it.
+  std::unordered_map<int64_t, double> weight_of;
+  for (size_t j = 0; j < indexes.size() && j < weights.size(); ++j) {
+    weight_of[indexes[j]] = double(weights[j]);
+  }
   size_t k = 0;
   for (size_t g = 0; g < counts.size(); ++g) {
     int64_t n = int64_t(g) + 1;
@@ -373,10 +423,15 @@ void tfidf_k(KernelContext& ctx) {
   Dims od = x.rank() == 2 ? Dims{rows, out_len} : Dims{out_len};
   Tensor& out = ctx.alloc_output(0, DataType::Float, od);
   float* po = out.mutable_data<float>();
+  // No n-gram is longer than the pool's groups or than a row.
+  max_n = std::min({max_n, int64_t(counts.size()), std::max<int64_t>(cols, 1)});
   for (int64_t r = 0; r < rows; ++r) {
+    poll_run_limits();
     std::vector<double> cnt(size_t(out_len), 0);
     for (int64_t n = min_n; n <= max_n; ++n) {
-      for (int64_t skip = 0; skip <= (n == 1 ? 0 : max_skip); ++skip) {
+      // A skip of `cols` or more leaves no room for a second item.
+      int64_t skips = n == 1 ? 0 : std::min(max_skip, cols);
+      for (int64_t skip = 0; skip <= skips; ++skip) {
         for (int64_t s = 0; s + (n - 1) * (skip + 1) < cols; ++s) {
           std::string key = std::to_string(n) + ":";
           for (int64_t j = 0; j < n; ++j)
@@ -387,7 +442,8 @@ void tfidf_k(KernelContext& ctx) {
       }
     }
     for (int64_t i = 0; i < out_len; ++i) {
-      double w = weights.empty() ? 1.0 : double(weights[size_t(i)]);
+      auto wi = weight_of.find(i);
+      double w = weights.empty() ? 1.0 : wi == weight_of.end() ? 0.0 : wi->second;
       double v = cnt[size_t(i)];
       if (mode == "IDF") v = v > 0 ? w : 0;
       if (mode == "TFIDF") v = v * w;
@@ -408,11 +464,31 @@ Tensor like(const Tensor& shape_of, const std::vector<double>& v) {
   return cast_tensor(d, shape_of.dtype());
 }
 
+// The optimizers take R, T and then `groups` lists of n tensors each (X, G,
+// and one or two state tensors); every tensor of a variable must have X's
+// shape. Returns n.
+size_t check_optimizer_inputs(const KernelContext& ctx, size_t groups) {
+  if (ctx.num_inputs() < 2 || (ctx.num_inputs() - 2) % groups != 0) {
+    ctx.fail("takes R, T and " + std::to_string(groups) + " equally long lists of tensors; got " +
+             std::to_string(ctx.num_inputs()) + " inputs");
+  }
+  size_t n = (ctx.num_inputs() - 2) / groups;
+  if (ctx.num_outputs() > n * (groups - 1)) {
+    ctx.fail("has more outputs than the " + std::to_string(n * (groups - 1)) + " it computes");
+  }
+  for (size_t i = 0; i < n; ++i) {
+    for (size_t g = 1; g < groups; ++g) {
+      require_same_dims(ctx, ctx.tensor(2 + i), ctx.tensor(2 + g * n + i), "X", "its G/state");
+    }
+  }
+  return n;
+}
+
 void adagrad_k(KernelContext& ctx) {
-  double lr = as_doubles(ctx.tensor(0))[0], t = as_doubles(ctx.tensor(1))[0];
+  double lr = scalar_double(ctx, ctx.tensor(0), "R"), t = scalar_double(ctx, ctx.tensor(1), "T");
   double decay = ctx.attr_float("decay_factor", 0), eps = ctx.attr_float("epsilon", 0);
   double norm = ctx.attr_float("norm_coefficient", 0);
-  size_t n = (ctx.num_inputs() - 2) / 3;
+  size_t n = check_optimizer_inputs(ctx, 3);
   double r = lr / (1 + t * decay);
   for (size_t i = 0; i < n; ++i) {
     const Tensor& xt = ctx.tensor(2 + i);
@@ -429,11 +505,11 @@ void adagrad_k(KernelContext& ctx) {
 }
 
 void momentum_k(KernelContext& ctx) {
-  double lr = as_doubles(ctx.tensor(0))[0], t = as_doubles(ctx.tensor(1))[0];
+  double lr = scalar_double(ctx, ctx.tensor(0), "R"), t = scalar_double(ctx, ctx.tensor(1), "T");
   double alpha = ctx.attr_float("alpha", 0), beta = ctx.attr_float("beta", 0);
   double norm = ctx.attr_float("norm_coefficient", 0);
   bool nesterov = ctx.attr_string("mode", "standard") == "nesterov";
-  size_t n = (ctx.num_inputs() - 2) / 3;
+  size_t n = check_optimizer_inputs(ctx, 3);
   double bt = t > 0 ? beta : 1;
   for (size_t i = 0; i < n; ++i) {
     const Tensor& xt = ctx.tensor(2 + i);
@@ -450,11 +526,11 @@ void momentum_k(KernelContext& ctx) {
 }
 
 void adam_k(KernelContext& ctx) {
-  double lr = as_doubles(ctx.tensor(0))[0], t = as_doubles(ctx.tensor(1))[0];
+  double lr = scalar_double(ctx, ctx.tensor(0), "R"), t = scalar_double(ctx, ctx.tensor(1), "T");
   double alpha = ctx.attr_float("alpha", 0.9f), beta = ctx.attr_float("beta", 0.999f);
   double eps = ctx.attr_float("epsilon", 1e-6f), norm = ctx.attr_float("norm_coefficient", 0);
   double post = ctx.attr_float("norm_coefficient_post", 0);
-  size_t n = (ctx.num_inputs() - 2) / 4;
+  size_t n = check_optimizer_inputs(ctx, 4);
   double ra = t > 0 ? lr * std::sqrt(1 - std::pow(beta, t)) / (1 - std::pow(alpha, t)) : lr;
   for (size_t i = 0; i < n; ++i) {
     const Tensor& xt = ctx.tensor(2 + i);

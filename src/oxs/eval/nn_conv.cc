@@ -6,6 +6,8 @@
 #include "oxs/eval/conv_forward.h"
 #include "oxs/eval/gemm.h"
 #include "oxs/eval/kernel_util.h"
+#include "oxs/eval/validate/checked.h"
+#include "oxs/eval/validate/run_limits.h"
 #include "oxs/eval/window.h"
 
 namespace oxs::eval {
@@ -37,31 +39,46 @@ Window make_window(const KernelContext& ctx, const std::vector<int64_t>& spatial
   std::string auto_pad = ctx.attr_string("auto_pad", "NOTSET");
   w.pad_begin.assign(pads.begin(), pads.begin() + long(r));
   w.pad_end.assign(pads.begin() + long(r), pads.end());
+  if (auto_pad != "NOTSET" && auto_pad != "SAME_UPPER" && auto_pad != "SAME_LOWER" &&
+      auto_pad != "VALID") {
+    ctx.fail("auto_pad is '" + auto_pad + "'; it must be NOTSET, SAME_UPPER, SAME_LOWER or VALID");
+  }
   w.out.resize(r);
   for (size_t i = 0; i < r; ++i) {
     if (w.strides[i] <= 0 || w.dilations[i] <= 0)
       ctx.fail("strides and dilations must be positive");
-    int64_t ek = (kernel[i] - 1) * w.dilations[i] + 1;
+    if (kernel[i] <= 0) ctx.fail("kernel sizes must be positive, not " + std::to_string(kernel[i]));
+    if (w.pad_begin[i] < 0 || w.pad_end[i] < 0) ctx.fail("pads must not be negative");
+    int64_t ek = checked_add(ctx, checked_mul(ctx, kernel[i] - 1, w.dilations[i], "kernel extent"),
+                             1, "kernel extent");
     if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
-      int64_t o = (spatial[i] + w.strides[i] - 1) / w.strides[i];
-      int64_t total = std::max<int64_t>(0, (o - 1) * w.strides[i] + ek - spatial[i]);
+      int64_t o = spatial[i] / w.strides[i] + (spatial[i] % w.strides[i] != 0);
+      int64_t total = std::max<int64_t>(
+          0,
+          checked_add(ctx, checked_mul(ctx, std::max<int64_t>(o - 1, 0), w.strides[i], "padding"),
+                      ek - spatial[i], "padding"));
       w.pad_begin[i] = auto_pad == "SAME_UPPER" ? total / 2 : total - total / 2;
       w.pad_end[i] = total - w.pad_begin[i];
       w.out[i] = o;
       continue;
     }
     if (auto_pad == "VALID") w.pad_begin[i] = w.pad_end[i] = 0;
-    int64_t span = spatial[i] + w.pad_begin[i] + w.pad_end[i] - ek;
+    int64_t span = checked_add(ctx, checked_add(ctx, spatial[i], w.pad_begin[i], "padded size"),
+                               w.pad_end[i], "padded size") -
+                   ek;
     if (span < 0) ctx.fail("the kernel is larger than the padded input");
     if (ceil_mode) {
-      int64_t o = (span + w.strides[i] - 1) / w.strides[i] + 1;
+      int64_t o = span / w.strides[i] + (span % w.strides[i] != 0) + 1;
       // The last window must start inside the input or its begin padding.
-      if ((o - 1) * w.strides[i] >= spatial[i] + w.pad_begin[i]) --o;
+      if (checked_mul(ctx, o - 1, w.strides[i], "output size") >= spatial[i] + w.pad_begin[i]) --o;
       w.out[i] = o;
     } else {
       w.out[i] = span / w.strides[i] + 1;
     }
   }
+  checked_product(ctx, w.in, "input size");
+  checked_product(ctx, w.out, "output size");
+  checked_product(ctx, w.kernel, "kernel volume");
   return w;
 }
 
@@ -125,6 +142,8 @@ Tensor conv(KernelContext& ctx, const Tensor& x, const Tensor& wt, const Tensor*
   if (bias && bias->numel() != m) ctx.fail("B must have one value per output channel");
   if (bias && bias->dtype() != x.dtype()) ctx.fail("B must have the element type of X");
   Window w = make_window(ctx, spatial_of(x), kernel, false);
+  check_work(ctx, {n, m, w.out_numel(), std::max<int64_t>(wt.dim(1), 1), w.kernel_numel()},
+             "the convolution");
   Dims od{n, m};
   od.insert(od.end(), w.out.begin(), w.out.end());
   Tensor out(x.dtype(), od);
@@ -154,7 +173,8 @@ void conv_integer_k(KernelContext& ctx) {
   auto shifted = [&](size_t i, size_t zp) {
     Tensor t = cast_tensor(ctx.tensor(i), DataType::Int32).clone();  // modified below
     if (const Tensor* z = ctx.optional_tensor(zp)) {
-      int32_t zv = cast_tensor(*z, DataType::Int32).data<int32_t>()[0];
+      // Per-tensor zero points only (per-channel ones would be ignored).
+      int32_t zv = int32_t(scalar_int64(ctx, *z, i == 0 ? "x_zero_point" : "w_zero_point"));
       int32_t* p = t.mutable_data<int32_t>();
       for (int64_t k = 0; k < t.numel(); ++k) p[k] -= zv;
     }
@@ -165,10 +185,24 @@ void conv_integer_k(KernelContext& ctx) {
 }
 
 void qlinear_conv_k(KernelContext& ctx) {
+  // x's scale and zero point are per tensor; w's per tensor or one per
+  // output channel (W's first dimension).
   auto dequant = [&](size_t xi, size_t si, size_t zi) {
-    Tensor x = cast_tensor(ctx.tensor(xi), DataType::Double);
+    Tensor x = cast_tensor(ctx.tensor(xi), DataType::Double).clone();  // modified below
     Tensor s = cast_tensor(ctx.tensor(si), DataType::Double);
     Tensor z = cast_tensor(ctx.tensor(zi), DataType::Double);
+    const char* sname = xi == 0 ? "x_scale" : "w_scale";
+    int64_t per_channel = xi == 0 || x.rank() == 0 ? 1 : x.dim(0);
+    if (s.numel() != 1 && s.numel() != per_channel) {
+      ctx.fail(std::string(sname) + " has " + std::to_string(s.numel()) +
+               " values; it must have one" +
+               (xi == 0 ? std::string()
+                        : " or one per output channel (" + std::to_string(per_channel) + ")"));
+    }
+    if (z.numel() != 1 && z.numel() != s.numel()) {
+      ctx.fail(std::string(xi == 0 ? "x" : "w") +
+               "_zero_point must have one value or one per scale");
+    }
     double* p = x.mutable_data<double>();
     int64_t per = s.numel() > 1 ? x.numel() / s.numel() : x.numel();
     for (int64_t k = 0; k < x.numel(); ++k) {
@@ -180,20 +214,25 @@ void qlinear_conv_k(KernelContext& ctx) {
   Tensor x = dequant(0, 1, 2), w = dequant(3, 4, 5);
   Tensor bias;
   if (const Tensor* b = ctx.optional_tensor(8)) {
-    bias = cast_tensor(*b, DataType::Double);
-    double sx = cast_tensor(ctx.tensor(1), DataType::Double).data<double>()[0];
+    bias = cast_tensor(*b, DataType::Double).clone();  // modified below
+    double sx = scalar_double(ctx, ctx.tensor(1), "x_scale");
     Tensor sw = cast_tensor(ctx.tensor(4), DataType::Double);
+    if (sw.numel() != 1 && sw.numel() != bias.numel()) {
+      ctx.fail("B must have one value per output channel (as w_scale)");
+    }
     for (int64_t k = 0; k < bias.numel(); ++k) {
       bias.mutable_data<double>()[k] *= sx * sw.data<double>()[sw.numel() > 1 ? k : 0];
     }
   }
   Tensor y = conv(ctx, x, w, bias.defined() ? &bias : nullptr);
-  double sy = cast_tensor(ctx.tensor(6), DataType::Double).data<double>()[0];
-  double zy = cast_tensor(ctx.tensor(7), DataType::Double).data<double>()[0];
+  double sy = scalar_double(ctx, ctx.tensor(6), "y_scale");
+  double zy = scalar_double(ctx, ctx.tensor(7), "y_zero_point");
+  if (!(sy != 0) || !std::isfinite(sy)) ctx.fail("y_scale must be finite and non-zero");
   DataType odt = ctx.tensor(7).dtype();
   Tensor& out = ctx.alloc_output(0, odt, y.dims());
   for (int64_t k = 0; k < y.numel(); ++k) {
     double v = std::nearbyint(y.data<double>()[k] / sy) + zy;
+    if (std::isnan(v)) v = 0;  // no integer for NaN
     if (odt == DataType::Uint8) {
       out.mutable_data<uint8_t>()[k] = uint8_t(std::clamp(v, 0.0, 255.0));
     } else {
@@ -228,6 +267,18 @@ void conv_transpose_k(KernelContext& ctx) {
       pads.size() != 2 * r) {
     ctx.fail("attribute lengths do not match the spatial rank");
   }
+  if (auto_pad != "NOTSET" && auto_pad != "SAME_UPPER" && auto_pad != "SAME_LOWER" &&
+      auto_pad != "VALID") {
+    ctx.fail("auto_pad is '" + auto_pad + "'; it must be NOTSET, SAME_UPPER, SAME_LOWER or VALID");
+  }
+  for (size_t i = 0; i < r; ++i) {
+    if (kernel[i] <= 0 || strides[i] <= 0 || dil[i] <= 0 || opad[i] < 0 || pads[i] < 0 ||
+        pads[i + r] < 0) {
+      ctx.fail(
+          "kernel sizes, strides and dilations must be positive, pads and output_padding "
+          "non-negative");
+    }
+  }
   if (oshape.size() > r) oshape.erase(oshape.begin(), oshape.begin() + long(oshape.size() - r));
   Window w;  // the geometry of the equivalent forward conv from output to input
   w.kernel = kernel;
@@ -238,10 +289,19 @@ void conv_transpose_k(KernelContext& ctx) {
   w.pad_begin.resize(r);
   w.pad_end.resize(r);
   for (size_t i = 0; i < r; ++i) {
-    int64_t ek = (kernel[i] - 1) * dil[i] + 1;
-    int64_t full = strides[i] * (x.dim(i + 2) - 1) + opad[i] + ek;
+    int64_t ek = checked_add(ctx, checked_mul(ctx, kernel[i] - 1, dil[i], "kernel extent"), 1,
+                             "kernel extent");
+    int64_t full = checked_add(
+        ctx,
+        checked_add(
+            ctx,
+            checked_mul(ctx, strides[i], std::max<int64_t>(x.dim(i + 2) - 1, 0), "output size"),
+            opad[i], "output size"),
+        ek, "output size");
     if (!oshape.empty() || auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
-      int64_t target = !oshape.empty() ? oshape[i] : x.dim(i + 2) * strides[i];
+      int64_t target =
+          !oshape.empty() ? oshape[i] : checked_mul(ctx, x.dim(i + 2), strides[i], "output size");
+      if (target < 0) ctx.fail("output_shape must not be negative");
       int64_t total = full - target;
       if (auto_pad == "SAME_UPPER" || (oshape.empty() ? false : auto_pad != "SAME_LOWER")) {
         w.pad_begin[i] = total / 2;
@@ -262,6 +322,10 @@ void conv_transpose_k(KernelContext& ctx) {
   Dims od{n, m};
   od.insert(od.end(), w.in.begin(), w.in.end());
   Tensor out(x.dtype(), od);
+  checked_product(ctx, w.kernel, "kernel volume");
+  checked_mul(ctx, mg, w.kernel_numel(), "columns");
+  check_work(ctx, {n, group, mg * w.kernel_numel(), w.out_numel(), std::max<int64_t>(cg, 1)},
+             "ConvTranspose");
   const int64_t K = w.kernel_numel(), P = w.out_numel();
   int64_t on = 1;
   for (int64_t v : w.in) on *= v;

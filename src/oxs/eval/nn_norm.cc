@@ -5,6 +5,7 @@
 #include <random>
 
 #include "oxs/eval/kernel_util.h"
+#include "oxs/eval/validate/checked.h"
 
 namespace oxs::eval {
 
@@ -16,7 +17,8 @@ void batch_norm_k(KernelContext& ctx) {
   double momentum = ctx.attr_float("momentum", 0.9f);
   bool training = ctx.attr_int("training_mode", 0) != 0;
   if (x.rank() < 2) ctx.fail("input must have rank >= 2");
-  int64_t n = x.dim(0), c = x.dim(1), inner = x.numel() / std::max<int64_t>(n * c, 1);
+  int64_t n = x.dim(0), c = x.dim(1);
+  int64_t inner = x.numel() / std::max<int64_t>(checked_product(ctx, x.dims(), 0, 2, "N x C"), 1);
   for (size_t i = 1; i <= 4; ++i) {
     if (ctx.tensor(i).numel() != c)
       ctx.fail("scale, B, mean and var must have one value per channel");
@@ -80,7 +82,8 @@ void instance_norm_k(KernelContext& ctx) {
   const Tensor& x = ctx.tensor(0);
   double eps = ctx.attr_float("epsilon", 1e-5f);
   if (x.rank() < 2) ctx.fail("input must have rank >= 2");
-  int64_t n = x.dim(0), c = x.dim(1), inner = x.numel() / std::max<int64_t>(n * c, 1);
+  int64_t n = x.dim(0), c = x.dim(1);
+  int64_t inner = x.numel() / std::max<int64_t>(checked_product(ctx, x.dims(), 0, 2, "N x C"), 1);
   if (ctx.tensor(1).numel() != c || ctx.tensor(2).numel() != c) {
     ctx.fail("scale and B must have one value per channel");
   }
@@ -108,8 +111,11 @@ void lrn_k(KernelContext& ctx) {
   const Tensor& x = ctx.tensor(0);
   double alpha = ctx.attr_float("alpha", 1e-4f), beta = ctx.attr_float("beta", 0.75f);
   double bias = ctx.attr_float("bias", 1.0f);
+  require_rank(ctx, x, 2, SIZE_MAX, "X");
   int64_t size = ctx.attr_int("size", 1);
-  int64_t n = x.dim(0), c = x.dim(1), inner = x.numel() / std::max<int64_t>(n * c, 1);
+  if (size < 1) ctx.fail("size must be positive, not " + std::to_string(size));
+  int64_t n = x.dim(0), c = x.dim(1);
+  int64_t inner = x.numel() / std::max<int64_t>(checked_product(ctx, x.dims(), 0, 2, "N x C"), 1);
   Tensor xd = cast_tensor(x, DataType::Double);
   Tensor y(DataType::Double, x.dims());
   const double* px = xd.data<double>();
@@ -135,11 +141,10 @@ void lp_norm_k(KernelContext& ctx) {
   const Tensor& x = ctx.tensor(0);
   int64_t axis = normalize_axis(ctx, ctx.attr_int("axis", -1), int64_t(x.rank()));
   int64_t p = ctx.attr_int("p", 2);
-  int64_t outer = 1, len = x.dim(size_t(axis)), inner = 1;
-  for (size_t i = 0; i < x.rank(); ++i) {
-    if (int64_t(i) < axis) outer *= x.dim(i);
-    if (int64_t(i) > axis) inner *= x.dim(i);
-  }
+  if (p != 1 && p != 2) ctx.fail("p must be 1 or 2, not " + std::to_string(p));
+  int64_t len = x.dim(size_t(axis));
+  int64_t outer = checked_product(ctx, x.dims(), 0, size_t(axis), "outer size");
+  int64_t inner = checked_product(ctx, x.dims(), size_t(axis) + 1, x.rank(), "inner size");
   Tensor xd = cast_tensor(x, DataType::Double);
   Tensor y(DataType::Double, x.dims());
   for (int64_t o = 0; o < outer; ++o) {
@@ -166,11 +171,13 @@ void dropout_k(KernelContext& ctx) {
   bool training = false;
   double ratio = ctx.attr_float("ratio", 0.5f);
   if (ctx.opset() >= 12) {
-    if (const Tensor* r = ctx.optional_tensor(1))
-      ratio = cast_tensor(*r, DataType::Double).data<double>()[0];
-    if (const Tensor* t = ctx.optional_tensor(2)) training = t->data<bool>()[0];
+    if (const Tensor* r = ctx.optional_tensor(1)) ratio = scalar_double(ctx, *r, "ratio");
+    if (const Tensor* t = ctx.optional_tensor(2)) training = scalar_bool(ctx, *t, "training_mode");
   } else if (ctx.opset() < 7) {
     training = ctx.attr_int("is_test", 0) == 0;
+  }
+  if (training && !(ratio >= 0 && ratio < 1)) {
+    ctx.fail("ratio must be in [0, 1) in training mode, not " + std::to_string(ratio));
   }
   if (training && ratio != 0) {
     // Random, seeded like numpy's legacy generator (MT19937 seeded with the

@@ -4,6 +4,8 @@
 #include <limits>
 
 #include "oxs/eval/kernel_util.h"
+#include "oxs/eval/validate/checked.h"
+#include "oxs/eval/validate/run_limits.h"
 #include "oxs/eval/window.h"
 
 namespace oxs::eval {
@@ -24,7 +26,10 @@ void pool_k(KernelContext& ctx) {
   bool include_pad = ctx.attr_int("count_include_pad", 0) != 0;
   int64_t storage_order = ctx.attr_int("storage_order", 0);
   double p = double(ctx.attr_int("p", 2));
+  if (storage_order != 0 && storage_order != 1) ctx.fail("storage_order must be 0 or 1");
   int64_t n = x.dim(0), c = x.dim(1);
+  int64_t planes = checked_product(ctx, x.dims(), 0, 2, "batch x channels");
+  check_work(ctx, {planes, w.out_numel(), w.kernel_numel()}, "pooling");
   Dims od{n, c};
   od.insert(od.end(), w.out.begin(), w.out.end());
   Tensor& out = ctx.alloc_output(0, x.dtype(), od);
@@ -42,10 +47,11 @@ void pool_k(KernelContext& ctx) {
     const T* px = x.data<T>();
     T* po = out.mutable_data<T>();
     std::vector<int64_t> oidx(r), kidx(r);
-    for (int64_t plane = 0; plane < n * c; ++plane) {
+    for (int64_t plane = 0; plane < planes; ++plane) {
       const T* xp = px + plane * in_n;
       std::fill(oidx.begin(), oidx.end(), 0);
       for (int64_t o = 0; o < P; ++o) {
+        poll_run_limits();
         double acc = K == Pool::Max ? -std::numeric_limits<double>::infinity() : 0;
         int64_t best = -1, count = 0, padded_count = 0;
         for (int64_t k = 0; k < KN; ++k) {
@@ -105,7 +111,8 @@ template <Pool K>
 void global_pool_k(KernelContext& ctx) {
   const Tensor& x = ctx.tensor(0);
   if (x.rank() < 3) ctx.fail("input must have rank >= 3");
-  int64_t planes = x.dim(0) * x.dim(1), len = x.numel() / std::max<int64_t>(planes, 1);
+  int64_t planes = checked_product(ctx, x.dims(), 0, 2, "batch x channels");
+  int64_t len = x.numel() / std::max<int64_t>(planes, 1);
   Dims od{x.dim(0), x.dim(1)};
   for (size_t i = 2; i < x.rank(); ++i) od.push_back(1);
   double p = double(ctx.attr_int("p", 2));
@@ -131,26 +138,51 @@ void global_pool_k(KernelContext& ctx) {
 
 void max_unpool_k(KernelContext& ctx) {
   const Tensor& x = ctx.tensor(0);
+  require_rank(ctx, x, 3, SIZE_MAX, "X");
+  require_same_dims(ctx, x, ctx.tensor(1), "X", "I");
   Tensor ind = cast_tensor(ctx.tensor(1), DataType::Int64).clone();  // modified below
-  std::vector<int64_t> kernel = ctx.attr_ints("kernel_shape");
   size_t r = x.rank() - 2;
-  std::vector<int64_t> strides = ctx.attr_ints("strides", std::vector<int64_t>(r, 1));
-  std::vector<int64_t> pads = ctx.attr_ints("pads", std::vector<int64_t>(2 * r, 0));
+  std::vector<int64_t> kernel = ctx.attr_ints("kernel_shape");
+  if (kernel.size() != r) {
+    ctx.fail("kernel_shape has " + std::to_string(kernel.size()) + " values; X has " +
+             std::to_string(r) + " spatial dimensions");
+  }
+  std::vector<int64_t> strides = attr_ints_of_len(ctx, "strides", r, std::vector<int64_t>(r, 1));
+  std::vector<int64_t> pads = attr_ints_of_len(ctx, "pads", 2 * r, std::vector<int64_t>(2 * r, 0));
   // Indices refer to the default unpooled shape; with output_shape they are
   // re-flattened into it by coordinates.
   Dims dd{x.dim(0), x.dim(1)};
   for (size_t i = 0; i < r; ++i) {
-    dd.push_back((x.dim(i + 2) - 1) * strides[i] + kernel[i] - pads[i] - pads[i + r]);
+    if (kernel[i] <= 0 || strides[i] <= 0 || pads[i] < 0 || pads[i + r] < 0) {
+      ctx.fail("kernel_shape and strides must be positive and pads non-negative");
+    }
+    int64_t d = checked_add(ctx, checked_mul(ctx, x.dim(i + 2) - 1, strides[i], "output size"),
+                            kernel[i], "output size") -
+                pads[i] - pads[i + r];
+    if (d < 0) ctx.fail("the unpooled size of spatial axis " + std::to_string(i) + " is negative");
+    dd.push_back(d);
   }
+  checked_product(ctx, dd, "output size");
   Dims od = dd;
   if (const Tensor* os = ctx.optional_tensor(2)) od = os->to_int_vector();
   if (od.size() != dd.size()) ctx.fail("output_shape has the wrong rank");
+  checked_product(ctx, od, "output_shape");
+  const int64_t dd_numel = checked_numel(dd);
   if (od != dd) {
     int64_t* pi = ind.mutable_data<int64_t>();
     for (int64_t i = 0; i < ind.numel(); ++i) {
+      if (pi[i] < 0 || pi[i] >= dd_numel) {
+        ctx.fail("index " + std::to_string(pi[i]) + " is outside the unpooled tensor " +
+                 dims_to_string(dd));
+      }
       int64_t rem = pi[i], flat = 0, mul = 1;
       for (size_t d = dd.size(); d-- > 0;) {
-        flat += (rem % dd[d]) * mul;
+        int64_t coord = rem % dd[d];
+        if (coord >= od[d]) {
+          ctx.fail("index " + std::to_string(pi[i]) + " falls outside output_shape " +
+                   dims_to_string(od));
+        }
+        flat += coord * mul;
         rem /= dd[d];
         mul *= od[d];
       }

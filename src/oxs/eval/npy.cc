@@ -214,6 +214,10 @@ Tensor parse_npy(std::string_view bytes, const std::string& name) {
       t.mutable_strings()[size_t(i)] = utf32_to_utf8(p + size_t(i) * d.item, chars);
   } else {
     std::memcpy(t.mutable_raw(), p, size_t(numel) * d.item);
+    if (d.dtype == DataType::Bool) {  // bytes other than 0/1 are not valid bools
+      auto* b = static_cast<uint8_t*>(t.mutable_raw());
+      for (int64_t i = 0; i < numel; ++i) b[i] = b[i] != 0;
+    }
     if (d.big_endian && d.item > 1) {
       auto* b = static_cast<unsigned char*>(t.mutable_raw());
       for (int64_t i = 0; i < numel; ++i)

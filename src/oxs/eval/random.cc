@@ -16,8 +16,13 @@ namespace {
 struct Rng {
   std::mt19937 gen;
   explicit Rng(const KernelContext& ctx)
-      : gen(ctx.has_attr("seed") ? uint32_t(int64_t(ctx.attr_float("seed", 0)))
-                                 : std::random_device{}()) {}
+      : gen(ctx.has_attr("seed") ? seed_of(ctx.attr_float("seed", 0)) : std::random_device{}()) {}
+  // A float seed as the generator's 32-bit seed (NaN or huge seeds have no
+  // int64 value: they give 0 and the wrapped value).
+  static uint32_t seed_of(float s) {
+    if (!(std::abs(s) < 9.0e18f)) return 0;
+    return uint32_t(int64_t(s));
+  }
   double uniform() {
     uint32_t a = gen() >> 5, b = gen() >> 6;
     return (double(a) * 67108864.0 + double(b)) / 9007199254740992.0;
@@ -67,6 +72,7 @@ void multinomial_k(KernelContext& ctx) {
   if (x.rank() != 2) ctx.fail("input must be [batch, classes]");
   int64_t batch = x.dim(0), classes = x.dim(1), n = ctx.attr_int("sample_size", 1);
   DataType dt = DataType(ctx.attr_int("dtype", int64_t(DataType::Int32)));
+  if (dt != DataType::Int32 && dt != DataType::Int64) ctx.fail("dtype must be int32 or int64");
   Tensor y(DataType::Int64, {batch, n});
   for (int64_t b = 0; b < batch; ++b) {
     const double* logits = x.data<double>() + b * classes;

@@ -5,6 +5,7 @@
 
 #include "oxs/eval/broadcast.h"
 #include "oxs/eval/kernel_util.h"
+#include "oxs/eval/validate/checked.h"
 
 namespace oxs::eval {
 
@@ -41,7 +42,7 @@ void reduce_k(KernelContext& ctx) {
   int64_t count = 1;
   for (size_t i = 0; i < x.rank(); ++i) {
     kd[i] = red[i] ? 1 : x.dim(i);
-    if (red[i]) count *= x.dim(i);
+    if (red[i]) count = checked_mul(ctx, count, x.dim(i), "reduced size");
     if (!red[i] || keep) od.push_back(kd[i]);
   }
   dispatch_arith(x.dtype(), [&](auto tag) {
@@ -87,7 +88,7 @@ void reduce_k(KernelContext& ctx) {
       if constexpr (K == Red::Prod) return wrap_mul(r, v);
       if constexpr (K == Red::Max) return nan_max(r, v);
       if constexpr (K == Red::Min) return nan_min(r, v);
-      if constexpr (K == Red::L1) return r + (v < 0 ? A(0) - v : v);
+      if constexpr (K == Red::L1) return wrap_add(r, v < 0 ? wrap_sub(A(0), v) : v);
       if constexpr (K == Red::L2 || K == Red::SumSquare) return wrap_add(r, wrap_mul(v, v));
       if constexpr (K == Red::LogSumExp) return r + A(std::exp(double(v) - double(mx[out_index])));
       (void)out_index;
@@ -124,11 +125,11 @@ void arg_k(KernelContext& ctx) {
   int64_t axis = normalize_axis(ctx, ctx.attr_int("axis", 0), int64_t(x.rank()));
   bool keep = ctx.attr_int("keepdims", 1) != 0;
   bool last = ctx.attr_int("select_last_index", 0) != 0;
-  int64_t outer = 1, len = x.dim(size_t(axis)), inner = 1;
+  int64_t len = x.dim(size_t(axis));
+  int64_t outer = checked_product(ctx, x.dims(), 0, size_t(axis), "outer size");
+  int64_t inner = checked_product(ctx, x.dims(), size_t(axis) + 1, x.rank(), "inner size");
   Dims od;
   for (size_t i = 0; i < x.rank(); ++i) {
-    if (int64_t(i) < axis) outer *= x.dim(i);
-    if (int64_t(i) > axis) inner *= x.dim(i);
     if (int64_t(i) != axis) {
       od.push_back(x.dim(i));
     } else if (keep) {
@@ -165,11 +166,9 @@ void cumsum_k(KernelContext& ctx) {
   int64_t axis = normalize_axis(ctx, ctx.tensor(1).scalar_int(), int64_t(x.rank()));
   bool exclusive = ctx.attr_int("exclusive", 0) != 0;
   bool reverse = ctx.attr_int("reverse", 0) != 0;
-  int64_t outer = 1, len = x.dim(size_t(axis)), inner = 1;
-  for (size_t i = 0; i < x.rank(); ++i) {
-    if (int64_t(i) < axis) outer *= x.dim(i);
-    if (int64_t(i) > axis) inner *= x.dim(i);
-  }
+  int64_t len = x.dim(size_t(axis));
+  int64_t outer = checked_product(ctx, x.dims(), 0, size_t(axis), "outer size");
+  int64_t inner = checked_product(ctx, x.dims(), size_t(axis) + 1, x.rank(), "inner size");
   Tensor& out = ctx.alloc_output(0, x.dtype(), x.dims());
   dispatch_arith(x.dtype(), [&](auto tag) {
     using T = decltype(tag);
@@ -207,11 +206,11 @@ void softmax_k(KernelContext& ctx) {
   int64_t outer = 1, len = 1, inner = 1;
   for (int64_t i = 0; i < r; ++i) {
     if (i < axis) {
-      outer *= x.dim(size_t(i));
+      outer = checked_mul(ctx, outer, x.dim(size_t(i)), "outer size");
     } else if (i == axis || !v13) {
-      len *= x.dim(size_t(i));  // before opset 13: flattened to [outer, rest]
+      len = checked_mul(ctx, len, x.dim(size_t(i)), "axis size");  // opset < 13: [outer, rest]
     } else {
-      inner *= x.dim(size_t(i));
+      inner = checked_mul(ctx, inner, x.dim(size_t(i)), "inner size");
     }
   }
   Tensor& out = ctx.alloc_output(0, x.dtype(), x.dims());

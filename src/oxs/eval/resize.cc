@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "oxs/eval/kernel_util.h"
+#include "oxs/eval/validate/checked.h"
 
 namespace oxs::eval {
 
@@ -54,6 +55,12 @@ std::vector<std::vector<Tap>> dim_taps(const ResizeParams& p, int64_t in, int64_
       continue;
     }
     double x = source_coord(p, o, scale, in, double(in) * scale, roi_start, roi_end);
+    // NaN or infinite roi/scales: no input index to take (int64(NaN) is undefined).
+    if (!std::isfinite(x) || std::abs(x) > 9.0e15) {
+      throw Error(ErrorKind::Invalid, "resize maps output index " + std::to_string(o) +
+                                          " to a non-finite input coordinate; check roi and "
+                                          "scales");
+    }
     if (p.coord == "tf_crop_and_resize" && (x < 0 || x > double(in - 1))) continue;
     if (p.mode == "nearest") {
       double f = std::floor(x);
@@ -117,9 +124,19 @@ Tensor resize(const KernelContext& ctx, const Tensor& x, const Dims& od,
               const ResizeParams& p) {
   size_t r = x.rank();
   Tensor out(x.dtype(), od);  // checks the size before any per-coordinate tables
+  // Each output element sums over up to 4 taps per axis (cubic).
+  int64_t taps_per = 1;
+  for (size_t d = 0; d < r; ++d) {
+    if (od[d] != x.dim(d)) taps_per = checked_mul(ctx, taps_per, 4, "the taps per element");
+  }
+  check_work(ctx, {out.numel(), taps_per}, "Resize");
   std::vector<std::vector<std::vector<Tap>>> taps(r);
   for (size_t d = 0; d < r; ++d) {
     double rs = roi.size() == 2 * r ? roi[d] : 0, re = roi.size() == 2 * r ? roi[d + r] : 1;
+    if (x.dim(d) == 0 && od[d] > 0) {
+      ctx.fail("cannot resize the empty axis " + std::to_string(d) + " of " +
+               dims_to_string(x.dims()) + " to " + std::to_string(od[d]) + " elements");
+    }
     taps[d] = dim_taps(p, x.dim(d), od[d], scales[d], rs, re);
   }
   auto is = std::vector<int64_t>(r, 1);

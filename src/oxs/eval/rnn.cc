@@ -5,6 +5,8 @@
 #include <functional>
 
 #include "oxs/eval/kernel_util.h"
+#include "oxs/eval/validate/checked.h"
+#include "oxs/eval/validate/run_limits.h"
 
 namespace oxs::eval {
 
@@ -50,8 +52,10 @@ void recurrent_k(KernelContext& ctx) {
   Tensor w = cast_tensor(ctx.tensor(1), DataType::Double),
          r = cast_tensor(ctx.tensor(2), DataType::Double);
   int64_t dirs = w.dim(0), h = ctx.attr_int("hidden_size", r.dim(2));
-  if (xt.rank() != 3 || w.rank() != 3 || r.rank() != 3 || w.dim(1) != gates * h || w.dim(2) != in ||
-      r.dim(0) != dirs || r.dim(1) != gates * h || r.dim(2) != h) {
+  if (h < 0) ctx.fail("hidden_size must not be negative");
+  int64_t gates_h = checked_mul(ctx, gates, h, "gates x hidden_size");
+  if (xt.rank() != 3 || w.rank() != 3 || r.rank() != 3 || w.dim(1) != gates_h || w.dim(2) != in ||
+      r.dim(0) != dirs || r.dim(1) != gates_h || r.dim(2) != h) {
     ctx.fail("X, W and R shapes do not match hidden_size " + std::to_string(h));
   }
   if (const Tensor* bt = ctx.optional_tensor(3); bt && bt->numel() != dirs * 2 * gates * h) {
@@ -72,6 +76,13 @@ void recurrent_k(KernelContext& ctx) {
       K == Cell::Lstm && p && p->numel() != dirs * 3 * h) {
     ctx.fail("P has the wrong size");
   }
+  // The state and bias vectors below are plain vectors: bound them first.
+  int64_t state = checked_product(ctx, {dirs, batch, h}, "the hidden state");
+  if (state > allocation_limit() / 8 || dirs > 2) {
+    ctx.fail("the hidden state " + std::to_string(dirs) + " x " + std::to_string(batch) + " x " +
+             std::to_string(h) + " is over the allocation limit (or W has more than 2 directions)");
+  }
+  check_work(ctx, {seq, state, std::max<int64_t>(gates * (in + h), 1)}, "the recurrence");
   std::string direction = ctx.attr_string("direction", "forward");
   if ((direction == "bidirectional") != (dirs == 2))
     ctx.fail("direction does not match W's first dimension");
@@ -138,6 +149,7 @@ void recurrent_k(KernelContext& ctx) {
       double* C = K == Cell::Lstm ? cs.data() + (d * batch + bi) * h : nullptr;
       int64_t len = lens[size_t(bi)];
       for (int64_t step = 0; step < len; ++step) {
+        poll_run_limits();
         int64_t t = reverse ? len - 1 - step : step;
         const double* xv = x.data() + (t * batch + bi) * in;
         for (int64_t g = 0; g < gates * h; ++g) {

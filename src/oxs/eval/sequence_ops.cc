@@ -72,7 +72,9 @@ void split_to_sequence_k(KernelContext& ctx) {
     if (s->rank() == 0) {
       int64_t each = v[0];
       if (each <= 0) ctx.fail("split must be positive");
-      for (int64_t p = 0; p < len; p += each) split.push_back(std::min(each, len - p));
+      for (int64_t p = 0; p < len; p += std::min(each, len - p)) {
+        split.push_back(std::min(each, len - p));
+      }
     } else {
       split = v;
       check_split_lengths(ctx, split, x, axis);

@@ -1,12 +1,15 @@
 #include "oxs/eval/session.h"
 
 #include "oxs/eval/function_ops.h"
+#include "oxs/eval/validate/model_check.h"
+#include "oxs/eval/validate/run_limits.h"
 
 #include <unordered_set>
 
 #include "oxs/ir/error.h"
 #include "oxs/ir/graph.h"
 #include "oxs/ir/topo_sort.h"
+#include "oxs/schema/registry.h"
 
 namespace oxs::eval {
 
@@ -116,7 +119,9 @@ class Session::Executor {
 
   void run_graph(const ir::Graph& g, Frame& f) {
     const Plan& p = plan_for(g);
+    RunLimits* limits = current_run_limits();
     for (size_t k = 0; k < p.order.size(); ++k) {
+      if (limits) limits->check();
       run_node(*p.order[k], f);
       for (const ir::Value* v : p.release_after[k]) f.values.erase(v);
     }
@@ -230,7 +235,32 @@ class Session::Executor {
     const Frame& f_;
   };
 
+  // Runs a function call; an error from inside the body also names the
+  // calling node (the body's nodes mean little to the model's author).
+  template <class F>
+  static std::vector<Value> call_in_context(const ir::Node& n, F&& call) {
+    try {
+      return call();
+    } catch (const Error& e) {
+      if (e.message().size() > 4000) throw;  // deep chains: keep the innermost context
+      throw Error(e.kind(),
+                  e.message() + " (inside " + n.op_type() + " '" + n.display_name() + "')",
+                  e.where());
+    }
+  }
+
+  // The schema of the op a node runs (null for ops without one), cached per
+  // node: the runtime input types are checked against it before the kernel.
+  const schema::OpSignature* signature_of(const ir::Node& n, std::string_view dom, int64_t opset) {
+    auto [it, fresh] = signatures_.try_emplace(&n, nullptr);
+    if (fresh) it->second = schema::lookup(dom, n.op_type(), opset);
+    return it->second;
+  }
+
   void run_node(const ir::Node& n, Frame& f) {
+    if (stack_headroom_low()) {
+      throw_nested_too_deeply("node '" + n.display_name() + "' (" + n.op_type() + ")");
+    }
     std::vector<const Value*> inputs(n.num_inputs(), nullptr);
     for (size_t i = 0; i < n.num_inputs(); ++i) {
       const ir::Value* v = n.input(i);
@@ -252,11 +282,15 @@ class Session::Executor {
     int64_t opset = 0;
     if (fit != functions_.end()) {
       AttrScope scope = bind_call_attrs(n, f.attrs);
-      auto res = call_function(*fit->second, inputs, scope, f.depth + 1);
+      auto res = call_in_context(
+          n, [&] { return call_function(*fit->second, inputs, scope, f.depth + 1); });
       for (size_t i = 0; i < outputs.size() && i < res.size(); ++i) outputs[i] = std::move(res[i]);
     } else {
       opset = opset_of(n, f);
       if (KernelFn k = registry_.find(dom, n.op_type(), opset)) {
+        if (const schema::OpSignature* sig = signature_of(n, dom, opset)) {
+          check_input_types(n, *sig, inputs);
+        }
         NodeRunner runner(*this, f);
         KernelContext ctx(n, inputs, outputs, opset, f.attrs, &runner);
         ctx.set_kernel_states(&kernel_states_);
@@ -268,7 +302,8 @@ class Session::Executor {
         }
       } else if (auto body = function_body(n, opset, inputs, f.attrs)) {
         AttrScope scope = bind_call_attrs(n, f.attrs);
-        auto res = call_function(*body, inputs, scope, f.depth + 1);
+        auto res =
+            call_in_context(n, [&] { return call_function(*body, inputs, scope, f.depth + 1); });
         for (size_t i = 0; i < outputs.size() && i < res.size(); ++i) {
           outputs[i] = std::move(res[i]);
         }
@@ -281,8 +316,11 @@ class Session::Executor {
     }
     for (size_t i = 0; i < outputs.size(); ++i) {
       if (n.output(i) && outputs[i].is_none()) {
-        throw Error(ErrorKind::Internal,
-                    n.op_type() + " did not produce its output " + std::to_string(i),
+        // The node's output counts were checked against the schema when the
+        // session was built: this is an output the evaluator cannot compute.
+        throw Error(ErrorKind::Unsupported,
+                    n.op_type() + ": the evaluator does not compute output " + std::to_string(i) +
+                        " ('" + n.output(i)->name() + "') of this node",
                     {.node = n.display_name()});
       }
     }
@@ -352,11 +390,13 @@ class Session::Executor {
   // Per-node kernel state (KernelContext::state_slot), kept for the session.
   KernelContext::KernelStates kernel_states_;
   std::unordered_map<std::string, std::shared_ptr<const ir::Function>> bodies_;
+  std::unordered_map<const ir::Node*, const schema::OpSignature*> signatures_;
 };
 
 Session::Session(const ir::Model& model, SessionOptions options)
     : model_(model), options_(std::move(options)) {
   if (!options_.function_bodies) options_.function_bodies = schema_function_bodies();
+  check_model_for_eval(model_);
   exec_ = std::make_unique<Executor>(model_, options_);
 }
 
@@ -454,6 +494,11 @@ Value adapt_feed(const ir::Value* in, const Value& v) {
 
 }  // namespace
 
+int64_t live_bytes_limit(const SessionOptions& o) {
+  if (o.max_live_bytes != 0) return o.max_live_bytes;  // < 0: none
+  return physical_memory_bytes() / 4 * 3;
+}
+
 std::vector<Value> Session::run(const std::map<std::string, Value>& feeds) {
   const ir::Graph& g = *model_.graph;
   Frame f;
@@ -476,6 +521,7 @@ std::vector<Value> Session::run(const std::map<std::string, Value>& feeds) {
       throw Error(ErrorKind::Input, "the model has no input named '" + name + "'");
     }
   }
+  RunLimits limits(options_.max_seconds, live_bytes_limit(options_));
   exec_->bind_initializers(g, f);
   exec_->run_graph(g, f);
   return exec_->collect_outputs(g, f);
@@ -487,6 +533,7 @@ std::vector<Value> Session::run_function(const ir::Function& fn, std::span<const
   for (const ir::Attr& a : attrs) scope.bound[a.name] = &a;
   std::vector<const Value*> ptrs;
   for (const Value& v : inputs) ptrs.push_back(v.is_none() ? nullptr : &v);
+  RunLimits limits(options_.max_seconds, live_bytes_limit(options_));
   return exec_->call_function(fn, ptrs, scope, 0);
 }
 

@@ -57,7 +57,18 @@ struct SessionOptions {
   const KernelRegistry* registry = nullptr;
   // Check fed inputs against the graph's declared types (dtype, rank, known dims).
   bool check_inputs = true;
+  // Wall-time limit of one run() in seconds, checked between nodes and in
+  // long kernels' outer loops; <= 0: none. A run also stops (oxs::Error)
+  // when eval::request_interrupt() is called (the CLI does on Ctrl-C).
+  double max_seconds = 0;
+  // Bytes of tensors one run may keep alive at once (outputs, loop and scan
+  // results, sequences, intermediates); 0: three quarters of the machine's
+  // physical memory; < 0: no limit. (allocation_limit() bounds one tensor.)
+  int64_t max_live_bytes = 0;
 };
+
+// The live-bytes budget a run with options `o` gets.
+int64_t live_bytes_limit(const SessionOptions& o);
 
 // The runtime type of a value ("float[2,3]" as an ir::Type with a static shape).
 ir::Type type_of(const Value& v);

@@ -7,6 +7,7 @@
 
 #include "oxs/eval/broadcast.h"
 #include "oxs/eval/kernel_util.h"
+#include "oxs/eval/validate/checked.h"
 
 namespace oxs::eval {
 
@@ -62,7 +63,7 @@ void reshape_k(KernelContext& ctx) {
     } else if (shape[i] < 0) {
       ctx.fail("shape has a negative dimension " + std::to_string(shape[i]));
     } else {
-      known *= shape[i];
+      known = checked_mul(ctx, known, shape[i], "the shape's element count");
     }
   }
   if (infer >= 0) {
@@ -99,8 +100,8 @@ void size_k(KernelContext& ctx) {
 void flatten_k(KernelContext& ctx) {
   const Tensor& x = ctx.tensor(0);
   int64_t axis = normalize_axis(ctx, ctx.attr_int("axis", 1), int64_t(x.rank()), true);
-  int64_t a = 1, b = 1;
-  for (size_t i = 0; i < x.rank(); ++i) (int64_t(i) < axis ? a : b) *= x.dim(i);
+  int64_t a = checked_product(ctx, x.dims(), 0, size_t(axis), "outer size");
+  int64_t b = checked_product(ctx, x.dims(), size_t(axis), x.rank(), "inner size");
   ctx.set_output(0, x.reshaped({a, b}));
 }
 
@@ -188,15 +189,34 @@ Tensor transpose_tensor(const Tensor& x, const std::vector<int64_t>& perm) {
 
 // out = concatenation of parts along axis (all parts same dtype and rank).
 Tensor concat_tensors(const std::vector<const Tensor*>& parts, int64_t axis) {
+  // Callers pass tensors from sequences and loop bodies: check that they
+  // line up (copying by the first part's shape read past the others).
+  for (const Tensor* p : parts) {
+    if (p->dtype() != parts[0]->dtype() || p->rank() != parts[0]->rank()) {
+      throw Error(ErrorKind::Invalid, "cannot concatenate " +
+                                          std::string(ir::dtype_name(p->dtype())) +
+                                          dims_to_string(p->dims()) + " with " +
+                                          std::string(ir::dtype_name(parts[0]->dtype())) +
+                                          dims_to_string(parts[0]->dims()));
+    }
+    for (size_t d = 0; d < p->rank(); ++d) {
+      if (int64_t(d) != axis && p->dim(d) != parts[0]->dim(d)) {
+        throw Error(ErrorKind::Invalid,
+                    "cannot concatenate shapes " + dims_to_string(parts[0]->dims()) + " and " +
+                        dims_to_string(p->dims()) + " along axis " + std::to_string(axis));
+      }
+    }
+  }
   Dims od = parts[0]->dims();
   od[size_t(axis)] = 0;
-  for (const Tensor* p : parts) od[size_t(axis)] += p->dim(size_t(axis));
-  Tensor out(parts[0]->dtype(), od);
-  int64_t outer = 1, inner = 1;
-  for (size_t i = 0; i < od.size(); ++i) {
-    if (int64_t(i) < axis) outer *= od[i];
-    if (int64_t(i) > axis) inner *= od[i];
+  for (const Tensor* p : parts) {
+    if (__builtin_add_overflow(od[size_t(axis)], p->dim(size_t(axis)), &od[size_t(axis)])) {
+      throw Error(ErrorKind::Invalid, "the concatenated axis is longer than int64 can count");
+    }
   }
+  Tensor out(parts[0]->dtype(), od);
+  int64_t outer = checked_numel(Dims(od.begin(), od.begin() + axis), "outer size");
+  int64_t inner = checked_numel(Dims(od.begin() + axis + 1, od.end()), "inner size");
   dispatch_copy(out.dtype(), [&](auto tag) {
     using T = decltype(tag);
     T* po = out.mutable_data<T>();
@@ -347,8 +367,11 @@ void split_k(KernelContext& ctx) {
   int64_t len = x.dim(size_t(axis));
   if (split.empty()) {
     int64_t parts = ctx.attr_int("num_outputs", int64_t(n));
-    if (parts <= 0) ctx.fail("num_outputs must be positive, got " + std::to_string(parts));
-    int64_t each = (len + parts - 1) / parts;
+    if (parts <= 0 || uint64_t(parts) != n) {
+      ctx.fail("num_outputs is " + std::to_string(parts) + "; the node has " + std::to_string(n) +
+               " outputs");
+    }
+    int64_t each = len / parts + (len % parts != 0);
     for (int64_t i = 0; i < parts; ++i) split.push_back(std::min(each, len - i * each));
   }
   if (split.size() != n)
@@ -394,17 +417,18 @@ void slice_k(KernelContext& ctx) {
     if (k == 0) ctx.fail("step must not be 0");
     if (s < 0) s += d;
     if (e < 0) e += d;
+    // Counts in unsigned arithmetic: a step of INT64_MIN has no int64 negation.
     if (k > 0) {
       s = std::clamp<int64_t>(s, 0, d);
       e = std::clamp<int64_t>(e, 0, d);
-      od[a] = e > s ? (e - s + k - 1) / k : 0;
+      od[a] = e > s ? int64_t((uint64_t(e - s) - 1) / uint64_t(k) + 1) : 0;
     } else {
       s = std::clamp<int64_t>(s, 0, d - 1);
       e = std::clamp<int64_t>(e, -1, d - 1);
-      od[a] = s > e ? (s - e + (-k) - 1) / (-k) : 0;
+      od[a] = s > e ? int64_t((uint64_t(s - e) - 1) / (uint64_t(0) - uint64_t(k)) + 1) : 0;
     }
     start[a] = s;
-    step[a] = k;
+    step[a] = od[a] > 1 ? k : 1;  // a step never taken: keep offsets from overflowing
   }
   ctx.set_output(0, slice_tensor(x, start, step, od));
 }
@@ -422,11 +446,12 @@ void tile_k(KernelContext& ctx) {
   // Tile = expand a [1,d0,1,d1,...] view to [r0,d0,r1,d1,...], then reshape.
   Dims view, big, od;
   for (size_t i = 0; i < x.rank(); ++i) {
+    if (reps[i] < 0) ctx.fail("repeats must not be negative, got " + std::to_string(reps[i]));
     view.push_back(1);
     view.push_back(x.dim(i));
     big.push_back(reps[i]);
     big.push_back(x.dim(i));
-    od.push_back(reps[i] * x.dim(i));
+    od.push_back(checked_mul(ctx, reps[i], x.dim(i), "the tiled size"));
   }
   ctx.set_output(0, expand_tensor(x.reshaped(view), big).reshaped(od));
 }
@@ -472,7 +497,8 @@ void pad_k(KernelContext& ctx) {
   }
   Dims od(r);
   for (size_t i = 0; i < r; ++i) {
-    od[i] = x.dim(i) + before[i] + after[i];
+    od[i] = checked_add(ctx, checked_add(ctx, x.dim(i), before[i], "the padded size"), after[i],
+                        "the padded size");
     if (od[i] < 0) ctx.fail("pads make a negative dimension");
   }
   Tensor& out = ctx.alloc_output(0, x.dtype(), od);
@@ -537,8 +563,13 @@ void depth_to_space_k(KernelContext& ctx) {
   int64_t b = ctx.attr_int("blocksize", 0);
   if (b <= 0) ctx.fail("blocksize must be positive");
   int64_t n = x.dim(0), c = x.dim(1), h = x.dim(2), w = x.dim(3);
-  if (c % (b * b)) ctx.fail("channels must be a multiple of blocksize^2");
-  bool crd = ctx.attr_string("mode", "DCR") == "CRD";
+  int64_t bb = checked_mul(ctx, b, b, "blocksize^2");
+  if (c % bb) ctx.fail("channels must be a multiple of blocksize^2");
+  checked_mul(ctx, h, b, "the output height");
+  checked_mul(ctx, w, b, "the output width");
+  std::string mode = ctx.attr_string("mode", "DCR");
+  if (mode != "DCR" && mode != "CRD") ctx.fail("mode must be DCR or CRD, not '" + mode + "'");
+  bool crd = mode == "CRD";
   Tensor t =
       crd ? x.reshaped({n, c / (b * b), b, b, h, w}) : x.reshaped({n, b, b, c / (b * b), h, w});
   std::vector<int64_t> perm =
@@ -553,6 +584,7 @@ void space_to_depth_k(KernelContext& ctx) {
   if (b <= 0) ctx.fail("blocksize must be positive");
   int64_t n = x.dim(0), c = x.dim(1), h = x.dim(2), w = x.dim(3);
   if (h % b || w % b) ctx.fail("height and width must be multiples of blocksize");
+  checked_mul(ctx, c, checked_mul(ctx, b, b, "blocksize^2"), "the output channels");
   Tensor t = x.reshaped({n, c, h / b, b, w / b, b});
   ctx.set_output(0, transpose_tensor(t, {0, 3, 5, 1, 2, 4}).reshaped({n, c * b * b, h / b, w / b}));
 }
@@ -565,7 +597,8 @@ void trilu_k(KernelContext& ctx) {
   bool upper = ctx.attr_int("upper", 1) != 0;
   Tensor out = x.clone();
   int64_t rows = x.dim(x.rank() - 2), cols = x.dim(x.rank() - 1);
-  int64_t mats = rows * cols == 0 ? 0 : x.numel() / (rows * cols);
+  int64_t rc = checked_mul(ctx, rows, cols, "the matrix size");
+  int64_t mats = rc == 0 ? 0 : x.numel() / rc;
   dispatch_copy(x.dtype(), [&](auto tag) {
     using T = decltype(tag);
     T* po = out.mutable_data<T>();
@@ -585,6 +618,10 @@ void eye_like_k(KernelContext& ctx) {
   const Tensor& x = ctx.tensor(0);
   if (x.rank() != 2) ctx.fail("input must be 2-D");
   DataType dt = ctx.has_attr("dtype") ? DataType(ctx.attr_int("dtype", 1)) : x.dtype();
+  if (dt == DataType::String || ir::element_size(dt) == 0) {
+    ctx.fail("dtype " + std::to_string(ctx.attr_int("dtype", 1)) +
+             " is not a numeric or bool element type");
+  }
   int64_t k = ctx.attr_int("k", 0);
   Tensor one = cast_tensor(Tensor::of<int64_t>(DataType::Int64, {}, std::vector<int64_t>{1}), dt);
   Tensor& out = ctx.alloc_output(0, dt, x.dims());

@@ -4,6 +4,7 @@
 #include <complex>
 
 #include "oxs/eval/kernel_util.h"
+#include "oxs/eval/validate/checked.h"
 
 namespace oxs::eval {
 
@@ -41,15 +42,13 @@ void dft_k(KernelContext& ctx) {
   if (len <= 0) ctx.fail("dft_length must be positive");
   int64_t out_len = onesided ? len / 2 + 1 : len;
   Tensor xd = cast_tensor(x, DataType::Double);
-  int64_t outer = 1, inner = 1;
-  for (int64_t i = 0; i < r; ++i) {
-    if (i < axis) outer *= x.dim(size_t(i));
-    if (i > axis) inner *= x.dim(size_t(i));
-  }
+  int64_t outer = checked_product(ctx, x.dims(), 0, size_t(axis), "outer size");
+  int64_t inner = checked_product(ctx, x.dims(), size_t(axis) + 1, size_t(r), "inner size");
   Dims od(x.dims().begin(), x.dims().end() - 1);
   od[size_t(axis)] = out_len;
   od.push_back(2);
   Tensor y(DataType::Double, od);
+  check_work(ctx, {outer, inner, out_len, std::min(len, n)}, "the DFT");
   std::vector<cd> sig(static_cast<size_t>(n)), res(static_cast<size_t>(out_len));
   const double* px = xd.data<double>();
   double* py = y.mutable_data<double>();
@@ -74,6 +73,7 @@ void stft_k(KernelContext& ctx) {
   const Tensor& x = ctx.tensor(0);
   if (x.rank() != 3) ctx.fail("signal must be [batch, length, 1 or 2]");
   int64_t batch = x.dim(0), n = x.dim(1), last = x.dim(2);
+  if (last != 1 && last != 2) ctx.fail("the last dimension must be 1 (real) or 2 (complex)");
   int64_t step = ctx.tensor(1).scalar_int();
   std::vector<double> window;
   if (const Tensor* w = ctx.optional_tensor(2)) {
@@ -90,6 +90,7 @@ void stft_k(KernelContext& ctx) {
   int64_t bins = onesided ? flen / 2 + 1 : flen;
   Tensor xd = cast_tensor(x, DataType::Double);
   Tensor y(DataType::Double, {batch, frames, bins, 2});
+  check_work(ctx, {batch, frames, bins, flen}, "the STFT");
   std::vector<cd> sig(static_cast<size_t>(flen)), res(static_cast<size_t>(bins));
   for (int64_t b = 0; b < batch; ++b) {
     for (int64_t f = 0; f < frames; ++f) {
@@ -114,20 +115,24 @@ void mel_weight_matrix_k(KernelContext& ctx) {
   int64_t mels = ctx.tensor(0).scalar_int();
   int64_t dft_len = ctx.tensor(1).scalar_int();
   int64_t rate = ctx.tensor(2).scalar_int();
-  double lo = cast_tensor(ctx.tensor(3), DataType::Double).data<double>()[0];
-  double hi = cast_tensor(ctx.tensor(4), DataType::Double).data<double>()[0];
+  double lo = scalar_double(ctx, ctx.tensor(3), "lower_edge_hertz");
+  double hi = scalar_double(ctx, ctx.tensor(4), "upper_edge_hertz");
   DataType dt = DataType(ctx.attr_int("output_datatype", int64_t(DataType::Float)));
+  if (!ir::is_floating(dt) && !ir::is_integer(dt)) ctx.fail("output_datatype must be numeric");
   if (mels <= 0 || dft_len <= 0 || rate <= 0) ctx.fail("sizes and sample rate must be positive");
+  if (!std::isfinite(lo) || !std::isfinite(hi)) ctx.fail("the edge frequencies must be finite");
   int64_t spec_bins = dft_len / 2 + 1;
+  Tensor y(DataType::Double, {spec_bins, mels});  // checks the size before the tables
   double lo_mel = 2595 * std::log10(1 + lo / 700), hi_mel = 2595 * std::log10(1 + hi / 700);
   double mel_step = (hi_mel - lo_mel) / double(mels + 2);
   std::vector<int64_t> bins(static_cast<size_t>(mels + 2));
   for (int64_t i = 0; i < mels + 2; ++i) {
     double m = double(i) * mel_step + lo_mel;
     double hz = 700 * (std::pow(10.0, m / 2595) - 1);
-    bins[size_t(i)] = int64_t(std::floor(double(dft_len + 1) * hz / double(rate)));
+    double b = std::floor((double(dft_len) + 1) * hz / double(rate));
+    if (!(std::abs(b) < 9.0e15)) ctx.fail("mel filter edges fall outside the spectrum");
+    bins[size_t(i)] = int64_t(b);
   }
-  Tensor y(DataType::Double, {spec_bins, mels});
   double* py = y.mutable_data<double>();
   auto at = [&](int64_t j, int64_t i) -> double& {
     if (j < 0 || j >= spec_bins) ctx.fail("mel filter edges fall outside the spectrum");

@@ -1,5 +1,6 @@
 #include "oxs/eval/tensor.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
@@ -7,12 +8,51 @@
 
 #include "oxs/eval/buffer_pool.h"
 #include "oxs/eval/dispatch.h"
+#include "oxs/eval/validate/run_limits.h"
 #include "oxs/ir/error.h"
 
 namespace oxs::eval {
 
 namespace {
-std::atomic<int64_t> g_limit{int64_t{16} << 30};
+// Half the machine's memory, at most 16 GiB: one bad shape must fail with a
+// clear error, not get the process killed by the OOM killer.
+int64_t default_allocation_limit() {
+  int64_t cap = int64_t{16} << 30;
+  int64_t phys = physical_memory_bytes();
+  return phys > 0 ? std::min(cap, phys / 2) : cap;
+}
+std::atomic<int64_t> g_limit{default_allocation_limit()};
+
+// Charges `bytes` to the budget of the run on this thread (if any) and wraps
+// `buf` so that freeing it refunds them. Throws before anything is allocated
+// when the run would hold more than its budget.
+void charge_run_budget(int64_t bytes, const Dims& dims, DataType dtype) {
+  RunLimits* limits = current_run_limits();
+  if (!limits) return;
+  MemoryBudget& b = *limits->budget();
+  int64_t now = b.live.fetch_add(bytes) + bytes;
+  if (b.limit > 0 && now > b.limit) {
+    b.live.fetch_sub(bytes);
+    throw Error(ErrorKind::Input,
+                "a " + std::string(ir::dtype_name(dtype)) + " tensor of shape " +
+                    dims_to_string(dims) + " (" + std::to_string(bytes) +
+                    " bytes) would take the tensors alive in this run to " + std::to_string(now) +
+                    " bytes, over the limit of " + std::to_string(b.limit) +
+                    " bytes; check the input shapes and loop counts (or --memory-limit-mb)");
+  }
+  if (now > b.peak) b.peak = now;
+}
+
+std::shared_ptr<void> refund_on_free(std::shared_ptr<void> buf, int64_t bytes) {
+  RunLimits* limits = current_run_limits();
+  if (!limits) return buf;
+  std::shared_ptr<MemoryBudget> budget = limits->budget();
+  void* p = buf.get();
+  return std::shared_ptr<void>(p, [buf = std::move(buf), budget, bytes](void*) mutable {
+    budget->live.fetch_sub(bytes);
+    buf.reset();
+  });
+}
 }  // namespace
 
 int64_t allocation_limit() {
@@ -54,8 +94,18 @@ Tensor::Tensor(DataType dtype, Dims dims) : dtype_(dtype), dims_(std::move(dims)
       throw Error(ErrorKind::Input, "a string tensor of shape " + dims_to_string(dims_) +
                                         " is over the evaluator's memory limit");
     }
-    strings_ = std::make_shared<std::vector<std::string>>(static_cast<size_t>(numel_));
+    int64_t charged = numel_ * 32;
+    charge_run_budget(charged, dims_, dtype);
+    try {
+      strings_ = std::make_shared<std::vector<std::string>>(static_cast<size_t>(numel_));
+    } catch (...) {
+      if (RunLimits* l = current_run_limits()) l->budget()->live.fetch_sub(charged);
+      throw;
+    }
     data_ = strings_->data();
+    if (current_run_limits()) {
+      keep_ = refund_on_free(std::shared_ptr<void>(strings_, strings_.get()), charged);
+    }
     return;
   }
   size_t es = ir::element_size(dtype);
@@ -72,11 +122,14 @@ Tensor::Tensor(DataType dtype, Dims dims) : dtype_(dtype), dims_(std::move(dims)
   size_t bytes = static_cast<size_t>(numel_) * es;
   size_t rounded = (bytes + 63) / 64 * 64;
   if (rounded == 0) rounded = 64;
+  charge_run_budget(int64_t(rounded), dims_, dtype);
   std::shared_ptr<void> buf = acquire_zeroed_buffer(rounded);
-  if (!buf)
+  if (!buf) {
+    if (RunLimits* l = current_run_limits()) l->budget()->live.fetch_sub(int64_t(rounded));
     throw Error(ErrorKind::IO, "out of memory allocating " + std::to_string(bytes) + " bytes");
+  }
   data_ = buf.get();
-  keep_ = std::move(buf);
+  keep_ = refund_on_free(std::move(buf), int64_t(rounded));
 }
 
 Tensor Tensor::from_ir(std::shared_ptr<const ir::Tensor> t) {
@@ -97,6 +150,13 @@ Tensor Tensor::from_ir(std::shared_ptr<const ir::Tensor> t) {
                                       " needs " + std::to_string(r.numel_ * es));
   }
   if (reinterpret_cast<uintptr_t>(b.data()) % es != 0 || b.empty()) return from_ir(*t);
+  // A model's bool bytes may hold values other than 0 and 1, which are not
+  // valid C++ bools: such a tensor is copied (and normalized) below.
+  if (r.dtype_ == DataType::Bool) {
+    for (std::byte c : b) {
+      if (c != std::byte{0} && c != std::byte{1}) return from_ir(*t);
+    }
+  }
   r.data_ = const_cast<std::byte*>(b.data());  // never written: kernels write fresh tensors
   r.keep_ = std::move(t);
   return r;
@@ -122,6 +182,10 @@ Tensor Tensor::from_ir(const ir::Tensor& t) {
                                       " needs " + std::to_string(r.nbytes()));
   }
   if (!b.empty()) std::memcpy(r.data_, b.data(), b.size());
+  if (r.dtype_ == DataType::Bool) {
+    auto* p = static_cast<uint8_t*>(r.data_);
+    for (size_t i = 0; i < b.size(); ++i) p[i] = p[i] != 0;
+  }
   return r;
 }
 
