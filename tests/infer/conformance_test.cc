@@ -15,7 +15,7 @@
 #include "oxs/infer/infer.h"
 #include "oxs/ir/error.h"
 #include "oxs/onnx/model_io.h"
-#include "oxs/onnx/proto_convert.h"
+#include "oxs/onnx/libonnx_bridge.h"
 
 namespace oxs::infer {
 namespace {
