@@ -9,6 +9,7 @@
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -26,6 +27,7 @@ void bind_errors(py::module_& m);
 void bind_values(py::module_& m);
 void bind_models(py::module_& m);
 void bind_script(py::module_& m);
+void bind_builder(py::module_& m);
 
 // The element type of a numpy dtype; nullopt if ONNX has none.
 std::optional<ir::DataType> dtype_of_numpy(const py::dtype& dt);
@@ -45,6 +47,12 @@ py::array numpy_from_ir(const ir::Tensor& t);
 eval::Value value_from_python(py::handle obj, const ir::Type& expected, const std::string& what);
 // numpy arrays (read-only views of the evaluator's buffers), lists, None, dicts.
 py::object value_to_python(const eval::Value& v);
+
+// The type each attribute parameter of `f` has where its body uses it.
+std::map<std::string, ir::AttrType> attribute_types(const ir::Function& f);
+// An attribute `name` of type `type` (Undefined: the Python type decides)
+// from a Python value; TypeError naming the attribute when it does not fit.
+ir::Attr attr_from_python(const std::string& name, ir::AttrType type, py::handle v);
 
 // A model shared between its Python views (graphs, nodes, values keep it alive).
 using ModelPtr = std::shared_ptr<ir::Model>;

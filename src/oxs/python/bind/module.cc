@@ -9,4 +9,5 @@ PYBIND11_MODULE(_core, m) {
   oxs::python::bind_values(m);
   oxs::python::bind_models(m);
   oxs::python::bind_script(m);
+  oxs::python::bind_builder(m);
 }

@@ -26,10 +26,11 @@ from . import onnx_opset
 from .onnx_opset import *  # noqa: F401,F403  (opset1..opsetN as onnxscript exports them)
 
 Error = _core.Error
+GraphBuilder = _core.GraphBuilder
 
 __all__ = [
     "script", "graph", "external_tensor", "Opset", "OnnxFunction", "CompileError", "EagerError",
-    "Error", "CheckError", "trace", "TraceEvent", "Model", "load", "save", "check",
+    "Error", "CheckError", "GraphBuilder", "trace", "TraceEvent", "Model", "load", "save", "check",
     "infer_shapes", "run", "decompile", "diff", "from_onnx", "TensorType", "FLOAT", "UINT8",
     "INT8", "UINT16", "INT16", "INT32", "INT64", "STRING", "BOOL", "FLOAT16", "DOUBLE", "UINT32",
     "UINT64", "COMPLEX64", "COMPLEX128", "BFLOAT16", "onnx_opset",

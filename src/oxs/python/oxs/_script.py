@@ -332,6 +332,11 @@ class OnnxFunction:
 
     # ---- models and protos
 
+    def to_library(self) -> "_core.Model":
+        """This function and the script functions it calls as a model with an
+        empty graph (for GraphBuilder.add_functions)."""
+        return self._unit.model
+
     def to_model(self, opset: int | None = None) -> "_core.Model":
         """The function as a model (oxs.Model): its graph typed from the
         annotations, the script functions it calls as model-local functions."""
