@@ -5,7 +5,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps configure build demo test bench format clean
+.PHONY: all deps configure build demo test bench format clean python
 
 all: build
 
@@ -21,8 +21,13 @@ build: configure
 	cmake --build $(BUILD) -j $(JOBS)
 
 demo: configure
-	cmake --build $(BUILD) -j $(JOBS) --target oxs
+	cmake --build $(BUILD) -j $(JOBS) --target oxs oxs_python
 	./scripts/demo $(BUILD)/oxs
+
+# The Python package, importable from $(BUILD)/python (see README, "Python").
+python: configure
+	cmake --build $(BUILD) -j $(JOBS) --target oxs_python
+	@echo "oxs package built: PYTHONPATH=$(abspath $(BUILD))/python /usr/bin/python3 -c 'import oxs'"
 
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)

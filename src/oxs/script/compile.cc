@@ -14,6 +14,7 @@
 #include "oxs/script/codes.h"
 #include "oxs/script/compiler.h"
 #include "oxs/script/convert_codes.h"
+#include "oxs/script/environment.h"
 #include "oxs/script/parser.h"
 
 namespace oxs::script {
@@ -27,21 +28,28 @@ std::string domain_label(const std::string& d) {
 // Whether `e` (a decorator, or its callee) names onnxscript's `which`,
 // without reporting anything: other decorators (@torch_op(...)) are Python's.
 bool names_decorator(Compiler& c, const Expr* e, const char* which) {
+  // A module-level name (not evaluated if pending), or one a host binds (environment.h).
+  auto global = [&c](const Name& n) -> std::optional<SVal> {
+    if (c.options.environment) {
+      if (const ExternalValue* v = c.options.environment->lookup(n.id, n.span)) {
+        return external_value(c, *v, n.span);
+      }
+    }
+    auto it = c.globals.find(n.id);
+    if (it == c.globals.end() || it->second.pending) return std::nullopt;
+    return it->second.value;
+  };
   if (const auto* call = e->dyn<Call>()) e = call->func;
   if (const auto* n = e->dyn<Name>()) {
-    auto it = c.globals.find(n->id);
-    if (it == c.globals.end() || it->second.pending) return false;
-    const SVal& v = it->second.value;
-    return v.kind == SVal::Kind::kBuiltin && v.name == which;
+    auto v = global(*n);
+    return v && v->kind == SVal::Kind::kBuiltin && v->name == which;
   }
   if (const auto* a = e->dyn<Attribute>()) {
     if (a->attr != which) return false;
     const auto* base = a->value->dyn<Name>();
     if (!base) return false;
-    auto it = c.globals.find(base->id);
-    if (it == c.globals.end() || it->second.pending) return false;
-    return it->second.value.kind == SVal::Kind::kModule &&
-           it->second.value.name.rfind("onnxscript", 0) == 0;
+    auto v = global(*base);
+    return v && v->kind == SVal::Kind::kModule && v->name.rfind("onnxscript", 0) == 0;
   }
   return false;
 }
@@ -247,6 +255,9 @@ std::optional<ir::Model> Compiler::run() {
   // Decorators: @script(), @script(op), @script(default_opset=op), @graph().
   FunctionConverter stat(*this, nullptr, nullptr, FunctionConverter::Mode::kStatic);
   for (auto& fn : fns) {
+    // A host-built unit (environment.h) holds only functions the host
+    // decorated, perhaps as `script()(f)` with no decorator in the source.
+    if (options.environment) fn->is_script = true;
     for (const Expr* d : fn->def->decorators) {
       if (names_decorator(*this, d, "graph")) {
         fn->is_graph = true;

@@ -35,6 +35,8 @@
 
 namespace oxs::script {
 
+class Environment;  // environment.h
+
 struct CompileOptions {
   // The function that becomes the model graph; default: the last function
   // decorated with @script() in the file.
@@ -67,6 +69,9 @@ struct CompileOptions {
   std::function<std::shared_ptr<const ir::Storage>(const std::string& location, int64_t offset,
                                                    int64_t length, const std::string& tensor)>
       external_data;
+  // Names resolved by a host (the Python package) rather than by the file's
+  // imports; set by Environment::compile. Not owned.
+  Environment* environment = nullptr;
 };
 
 // What the script says about a compiled function beyond its FunctionProto:

@@ -8,6 +8,7 @@
 #include "oxs/schema/suggest.h"
 #include "oxs/script/compiler.h"
 #include "oxs/script/convert_codes.h"
+#include "oxs/script/environment.h"
 #include "oxs/script/fold.h"
 
 namespace oxs::script {
@@ -37,11 +38,16 @@ std::vector<Var> FunctionConverter::emit(const std::string& op, std::vector<Var>
                                          std::vector<std::string> output_names) {
   if (!can_emit(span)) return {};
   try {
-    return b_->make_node(op, std::move(inputs), std::move(attrs),
-                         {.domain = domain,
-                          .name = name,
-                          .output_names = std::move(output_names),
-                          .num_outputs = nout});
+    std::vector<Var> outs = b_->make_node(op, std::move(inputs), std::move(attrs),
+                                          {.domain = domain,
+                                           .name = name,
+                                           .output_names = std::move(output_names),
+                                           .num_outputs = nout});
+    // A host (environment.h) maps nodes back to script lines for eager errors.
+    if (c_.options.environment && !outs.empty() && outs[0] && outs[0].value()->producer()) {
+      c_.options.environment->record_node(outs[0].value()->producer(), span);
+    }
+    return outs;
   } catch (const Error& e) {
     // The builder's message: the problem, then the inputs, then its state.
     const std::string& m = e.message();

@@ -11,6 +11,7 @@
 #include "oxs/script/compiler.h"
 #include "oxs/script/convert_codes.h"
 #include "oxs/script/lexer.h"
+#include "oxs/script/environment.h"
 
 namespace oxs::script {
 
@@ -246,9 +247,19 @@ void Compiler::scan_module() {
         break;  // module-level code (prints, saves, try blocks) is Python's business
     }
   }
+  // A host-built unit has no imports: the host says which ai.onnx opset is the default.
+  if (options.environment && !module_default_opset) {
+    module_default_opset = options.environment->default_opset();
+  }
 }
 
 std::optional<SVal> Compiler::lookup_global(const std::string& name, Span use) {
+  // Names a host binds for the function at `use` (environment.h) come first.
+  if (options.environment) {
+    if (const ExternalValue* v = options.environment->lookup(name, use)) {
+      return external_value(*this, *v, use);
+    }
+  }
   auto it = globals.find(name);
   if (it != globals.end()) {
     GlobalEntry& g = it->second;
@@ -299,6 +310,12 @@ SVal Compiler::member(const SVal& base, const std::string& attr, Span span) {
     case SVal::Kind::kModule: {
       const std::string& m = base.name;
       std::string path = m + "." + attr;
+      // A host may bind members of its modules too (`numpy.pi`, environment.h).
+      if (options.environment) {
+        if (const ExternalValue* v = options.environment->lookup(path, span)) {
+          return external_value(*this, *v, span);
+        }
+      }
       if (m == "onnxscript" || m == "onnxscript.onnx_opset" || m == "onnxscript.onnx_types" ||
           m == "onnxscript.values") {
         if (auto o = opset_by_name(attr)) {
