@@ -264,3 +264,67 @@ TEST(CompatHostile, EmptyRepetitionIsEmpty) {
 
 }  // namespace
 }  // namespace oxs::script
+
+namespace oxs::script {
+namespace {
+
+// issue #17: nesting as deep as the parser allows compiles or stops with a
+// named limit; nothing recurses without bound.
+TEST(CompatHostile, DeepExpressionsAndStatementsEndCleanly) {
+  std::string expr = "x";
+  for (int k = 0; k < 40; ++k) expr = "op.Neg(" + expr + ")";
+  compile_ok(with_header("@script()\ndef f(x: FLOAT[3]) -> FLOAT[3]:\n    return " + expr + "\n"));
+
+  std::string sum = "x";
+  for (int k = 0; k < 5000; ++k) sum += " + x";
+  std::string d = diagnostics_of(
+      with_header("@script()\ndef f(x: FLOAT[3]) -> FLOAT[3]:\n    return " + sum + "\n"));
+  EXPECT_TRUE(has(d, "error[E0002]")) << d.substr(0, 500);
+
+  std::string ifs = "@script()\ndef f(x: FLOAT[3]) -> FLOAT[3]:\n    y = x\n";
+  std::string pad = "    ";
+  for (int k = 0; k < 60; ++k) {
+    ifs += pad + "if op.ReduceSum(x) > " + std::to_string(k) + ".0:\n";
+    pad += " ";
+  }
+  ifs += pad + "y = op.Neg(y)\n    return y\n";
+  d = diagnostics_of(with_header(ifs));
+  EXPECT_TRUE(has(d, "error[E0320]: control flow nests more than 31 graphs deep")) << d;
+
+  std::string static_ifs =
+      "@script()\ndef f(x: FLOAT[3], flag: bool = True) -> FLOAT[3]:\n    y = x\n";
+  pad = "    ";
+  for (int k = 0; k < 90; ++k) {
+    static_ifs += pad + "if flag:\n";
+    pad += " ";
+  }
+  static_ifs += pad + "y = op.Neg(y)\n    return y\n";
+  compile_ok(with_header(static_ifs));
+}
+
+}  // namespace
+}  // namespace oxs::script
+
+namespace oxs::script {
+namespace {
+
+// Graph input/output names that are not identifiers survive decompile and
+// compile through @script(io_names=...) (issue #10, item 6).
+TEST(CompatDiagnostics, IoNamesKeepOnnxNamesOfTheGraph) {
+  auto m = compile_ok(
+      with_header("@script(io_names={'input_1': 'input.1', 'onnx__Out_9': 'onnx::Out_9'})\n"
+                  "def g(input_1: FLOAT[2]) -> FLOAT[2]:\n"
+                  "    onnx__Out_9 = op.Relu(input_1)\n"
+                  "    return onnx__Out_9\n"));
+  ASSERT_TRUE(m);
+  EXPECT_EQ(m->graph->inputs()[0]->name(), "input.1");
+  EXPECT_EQ(m->graph->outputs()[0]->name(), "onnx::Out_9");
+  std::string d =
+      diagnostics_of(with_header("@script(io_names=['x'])\n"
+                                 "def g(x: FLOAT[2]) -> FLOAT[2]:\n"
+                                 "    return op.Relu(x)\n"));
+  EXPECT_TRUE(has(d, "error[E0315]: io_names= takes a dict")) << d;
+}
+
+}  // namespace
+}  // namespace oxs::script

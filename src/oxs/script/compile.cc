@@ -213,6 +213,25 @@ const ir::Function* Compiler::function_of(ScriptFn& fn, Span call_span,
   return nullptr;
 }
 
+void Compiler::read_io_names(ScriptFn& fn, const Expr& e) {
+  // io_names={"input_1": "input.1"}: graph input/output names that are not
+  // identifiers (what `oxs decompile` writes for them).
+  const auto* d = e.dyn<Dict>();
+  bool ok = d != nullptr;
+  for (size_t k = 0; ok && k < d->keys.size(); ++k) {
+    const auto* key = d->keys[k] ? d->keys[k]->dyn<Constant>() : nullptr;
+    const auto* val = d->values[k]->dyn<Constant>();
+    ok = key && val && key->value_kind == ConstantKind::kStr &&
+         val->value_kind == ConstantKind::kStr && !val->str_value.empty();
+    if (ok) fn.io_names[key->str_value] = val->str_value;
+  }
+  if (!ok) {
+    error(code::kWrongKindOfValue, e.span,
+          "io_names= takes a dict of str literals: the Python name to the ONNX name",
+          "write io_names={\"input_1\": \"input.1\"}");
+  }
+}
+
 void Compiler::collect_infos() {
   for (auto& fn : fns) {
     if (!fn->is_script) continue;
@@ -283,6 +302,8 @@ std::optional<ir::Model> Compiler::run() {
           take_opset(*kw.value, true);
         } else if (kw.arg == "opset") {
           take_opset(*kw.value, false);
+        } else if (kw.arg == "io_names") {
+          read_io_names(*fn, *kw.value);
         }
         // Other keywords (e.g. onnxscript's ir_version) do not change the graph.
       }

@@ -70,6 +70,8 @@ struct ScriptFn {
   };
   std::map<std::string, Variant> variants;
   std::vector<std::string> registered_names;  // by a --decorator registration decorator
+  // @script(io_names={...}): ONNX names of graph inputs/outputs by Python name.
+  std::map<std::string, std::string> io_names;
 };
 
 // A vector of attributes (ir::Attr is move-only, so no initializer lists).
@@ -174,6 +176,7 @@ class Compiler {
   std::vector<ScriptFunctionInfo> infos;
   std::string default_entry;
   void collect_infos();
+  void read_io_names(ScriptFn& fn, const Expr& e);
 };
 
 // Converts one function body (or, with no builder, evaluates module-level
