@@ -4,6 +4,8 @@
 // nothing; and hostile inputs (deep call chains, huge folded constants).
 #include <gtest/gtest.h>
 
+#include "oxs/ir/structural_diff.h"
+#include "oxs/script/decompile.h"
 #include "script/compile_util.h"
 
 namespace oxs::script {
@@ -324,6 +326,53 @@ TEST(CompatDiagnostics, IoNamesKeepOnnxNamesOfTheGraph) {
                                  "def g(x: FLOAT[2]) -> FLOAT[2]:\n"
                                  "    return op.Relu(x)\n"));
   EXPECT_TRUE(has(d, "error[E0315]: io_names= takes a dict")) << d;
+}
+
+}  // namespace
+}  // namespace oxs::script
+
+namespace oxs::script {
+namespace {
+
+// A model as torch exports them: Identity nodes on weights and outputs,
+// names that are not identifiers. Decompile then compile gives an
+// equivalent model with the same graph input and output names.
+TEST(CompatDiagnostics, TorchStyleModelSurvivesDecompileAndCompile) {
+  ir::Model m;
+  m.opset_imports = {{"", 14}};
+  ir::Graph& g = *m.graph;
+  g.set_name("torch_jit");
+  ir::Value* x = g.add_input(
+      "input.1",
+      ir::Type::tensor(ir::DataType::Float, ir::Shape({ir::Dim::known(2), ir::Dim::known(4)})));
+  std::vector<float> w(12, 0.5f);
+  ir::Value* wv = g.add_initializer(
+      "onnx::MatMul_7",
+      std::make_shared<ir::Tensor>(ir::Tensor::from<float>(ir::DataType::Float, {4, 3}, w)));
+  ir::Value* in0[] = {wv};
+  ir::Node* id = g.create_node("Identity", in0);
+  id->output(0)->set_name("l.weight");
+  ir::Value* in1[] = {x, id->output(0)};
+  ir::Node* mm = g.create_node("MatMul", in1);
+  mm->set_name("/l/MatMul");
+  mm->output(0)->set_name("/l/MatMul_output_0");
+  ir::Value* in2[] = {mm->output(0)};
+  ir::Node* relu = g.create_node("Relu", in2);
+  relu->output(0)->set_name("/Relu_output_0");
+  ir::Value* in3[] = {relu->output(0)};
+  ir::Node* out = g.create_node("Identity", in3);
+  out->output(0)->set_name("onnx::Out_9");
+  out->output(0)->set_type(
+      ir::Type::tensor(ir::DataType::Float, ir::Shape({ir::Dim::known(2), ir::Dim::known(3)})));
+  g.add_output(out->output(0));
+
+  std::string src = decompile(m).source;
+  auto back = compile_ok(src);
+  ASSERT_TRUE(back) << src;
+  EXPECT_EQ(back->graph->inputs()[0]->name(), "input.1") << src;
+  EXPECT_EQ(back->graph->outputs()[0]->name(), "onnx::Out_9") << src;
+  ir::DiffResult d = ir::diff(m, *back);
+  EXPECT_TRUE(d.equivalent()) << d.to_string() << "\n" << src;
 }
 
 }  // namespace
