@@ -264,12 +264,6 @@ TEST(CompatHostile, EmptyRepetitionIsEmpty) {
                   "    return op.Add(x, float(len(S) + len(L)))\n"));
 }
 
-}  // namespace
-}  // namespace oxs::script
-
-namespace oxs::script {
-namespace {
-
 // issue #17: nesting as deep as the parser allows compiles or stops with a
 // named limit; nothing recurses without bound.
 TEST(CompatHostile, DeepExpressionsAndStatementsEndCleanly) {
@@ -304,12 +298,6 @@ TEST(CompatHostile, DeepExpressionsAndStatementsEndCleanly) {
   compile_ok(with_header(static_ifs));
 }
 
-}  // namespace
-}  // namespace oxs::script
-
-namespace oxs::script {
-namespace {
-
 // Graph input/output names that are not identifiers survive decompile and
 // compile through @script(io_names=...) (issue #10, item 6).
 TEST(CompatDiagnostics, IoNamesKeepOnnxNamesOfTheGraph) {
@@ -327,12 +315,6 @@ TEST(CompatDiagnostics, IoNamesKeepOnnxNamesOfTheGraph) {
                                  "    return op.Relu(x)\n"));
   EXPECT_TRUE(has(d, "error[E0315]: io_names= takes a dict")) << d;
 }
-
-}  // namespace
-}  // namespace oxs::script
-
-namespace oxs::script {
-namespace {
 
 // A model as torch exports them: Identity nodes on weights and outputs,
 // names that are not identifiers. Decompile then compile gives an
