@@ -72,6 +72,19 @@ TEST(CompatDiagnostics, ValidPythonOutsideScriptsIsOnlyANote) {
   compile_ok(src);
 }
 
+TEST(CompatDiagnostics, FStringUnderAnotherDecoratorIsANote) {
+  std::string d =
+      diagnostics_of(with_header("import functools\n"
+                                 "@functools.lru_cache()\n"
+                                 "def name(n):\n"
+                                 "    return f\"v{n}\"\n"
+                                 "@script()\n"
+                                 "def f(x: FLOAT[3]) -> FLOAT[3]:\n"
+                                 "    return op.Neg(x)\n"));
+  EXPECT_TRUE(has(d, "note[E0207]")) << d;
+  EXPECT_FALSE(has(d, "error")) << d;
+}
+
 TEST(CompatDiagnostics, FStringInsideAScriptIsStillAnError) {
   std::string d =
       diagnostics_of(with_header("@script()\n"

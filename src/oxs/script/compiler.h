@@ -328,9 +328,10 @@ class FunctionConverter {
 // The names read anywhere in `body` (nested defs included).
 void names_in_body(const Body& body, NameSet& out);
 
-// Parse errors in module-level Python outside defs become warnings.
+// Unsupported-but-valid Python outside ONNX Script defs becomes a note.
 struct ParseResult;
-void tolerate_module_level_errors(const SourceFile& source, ParseResult& parsed);
+void tolerate_module_level_errors(ParseResult& parsed,
+                                  const std::vector<std::string>& script_decorators);
 
 // The span of a statement's first line, for diagnostics about whole statements.
 inline Span head_span(const Stmt& s) {
