@@ -6,7 +6,8 @@
 // Division of work: module_env.cc (imports, module-level names, members of
 // modules), annotations.cc (types), fold.cc (Python values at compile time),
 // liveness.cc (what is live, what may exit), convert_*.cc (expressions,
-// calls, subscripts, statements, control flow), compile.cc (driver).
+// calls, builtins, subscripts, statements, control flow), compile.cc
+// (driver), compat/ (which defs are ONNX Script), eager/ (eager calls).
 #pragma once
 
 #include <cstdint>
