@@ -4,6 +4,7 @@
 // nothing; and hostile inputs (deep call chains, huge folded constants).
 #include <gtest/gtest.h>
 
+#include "oxs/eval/session.h"
 #include "oxs/ir/structural_diff.h"
 #include "oxs/script/decompile.h"
 #include "script/compile_util.h"
@@ -368,6 +369,41 @@ TEST(CompatDiagnostics, TorchStyleModelSurvivesDecompileAndCompile) {
   EXPECT_EQ(back->graph->outputs()[0]->name(), "onnx::Out_9") << src;
   ir::DiffResult d = ir::diff(m, *back);
   EXPECT_TRUE(d.equivalent()) << d.to_string() << "\n" << src;
+}
+
+// numpy pairs tensor indices (A[i, j, 2] with i of shape (2, 1) and j of
+// shape (3,) is (2, 3)); an int after them is placed after their dims. In a
+// generic function (ranks unknown) that placement is a named error.
+TEST(CompatDiagnostics, PairedTensorIndicesThenAnInt) {
+  auto m = compile_ok(
+      with_header("from onnxscript import INT64\n"
+                  "@script()\n"
+                  "def f(A: FLOAT[3, 4, 5], i: INT64[2, 1], j: INT64[3]) -> FLOAT[2, 3]:\n"
+                  "    return A[i, j, 2]\n"));
+  ASSERT_TRUE(m);
+  std::vector<float> a(60);
+  for (size_t k = 0; k < a.size(); ++k) a[k] = static_cast<float>(k);
+  std::vector<int64_t> i = {0, 2}, j = {1, 3, -1};
+  eval::Session s(*m);
+  auto out = s.run(
+      {{"A", eval::Tensor::of<float>(ir::DataType::Float, {3, 4, 5}, std::span<const float>(a))},
+       {"i", eval::Tensor::of<int64_t>(ir::DataType::Int64, {2, 1}, std::span<const int64_t>(i))},
+       {"j", eval::Tensor::of<int64_t>(ir::DataType::Int64, {3}, std::span<const int64_t>(j))}});
+  const eval::Tensor& y = out.at(0).tensor();
+  ASSERT_EQ(y.dims(), (eval::Dims{2, 3}));
+  for (int r = 0; r < 2; ++r) {
+    for (int c = 0; c < 3; ++c) {
+      int64_t jj = j[c] < 0 ? j[c] + 4 : j[c];
+      EXPECT_EQ(y.data<float>()[r * 3 + c], a[i[r] * 20 + jj * 5 + 2]) << r << "," << c;
+    }
+  }
+  CompileOptions library;
+  library.functions_only = true;
+  std::string d = diagnostics_of(with_header("@script()\n"
+                                             "def g(A, i, j):\n"
+                                             "    return A[i, j, 2]\n"),
+                                 library);
+  EXPECT_TRUE(has(d, "error[E0309]: the rank of this tensor index is not known")) << d;
 }
 
 }  // namespace
