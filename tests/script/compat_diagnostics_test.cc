@@ -141,6 +141,30 @@ TEST(CompatDiagnostics, OpsetOfAFunctionOutsideTheModelDoesNotConflict) {
   }
 }
 
+TEST(CompatDiagnostics, FunctionOutsideTheModelIsCheckedAgainstItsOwnOpset) {
+  // Squeeze's axes is an attribute in opset 11 and an input from opset 13.
+  auto m = compile_ok(
+      "from onnxscript import FLOAT, script, opset11\n"
+      "from onnxscript import opset17 as op\n"
+      "@script(default_opset=opset11)\n"
+      "def old_squeeze(x):\n"
+      "    return opset11.Squeeze(x, axes=[0])\n"
+      "@script()\n"
+      "def main(x: FLOAT[1, 3]) -> FLOAT[1, 3]:\n"
+      "    return op.Neg(x)\n");
+  ASSERT_TRUE(m);
+  EXPECT_TRUE(m->functions.empty());
+  std::string d = diagnostics_of(
+      "from onnxscript import FLOAT, script, opset11\n"
+      "@script(default_opset=opset11)\n"
+      "def bad(x):\n"
+      "    return opset11.Squeeze(x, axis=[0])\n"
+      "@script()\n"
+      "def main(x: FLOAT[1, 3]) -> FLOAT[1, 3]:\n"
+      "    return opset11.Neg(x)\n");
+  EXPECT_TRUE(has(d, "error[E0303]")) << d;  // its errors are still reported
+}
+
 TEST(CompatDiagnostics, ScriptNestedInAPlainDefIsReportedByName) {
   std::string d =
       diagnostics_of(with_header("def make(alpha):\n"

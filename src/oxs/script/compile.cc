@@ -150,6 +150,33 @@ bool Compiler::use_opset(const OpsetRef& o, Span span) {
 
 const ir::Function* Compiler::function_of(ScriptFn& fn, Span call_span,
                                           const std::vector<std::string>& omitted) {
+  // A function the model will not contain, with another ai.onnx version
+  // than the model's, is checked against its own version in a builder of
+  // its own (kept alive: its values are referenced until the end).
+  OpsetRef own = default_opset(&fn);
+  std::string key;
+  for (const auto& o : omitted) key += "_" + o;
+  bool isolate = checking_only && own.domain.empty() && own.version != main_opset &&
+                 fn.variants[key].state == ScriptFn::State::kNone;
+  if (!isolate) return compile_function(fn, call_span, omitted);
+  std::unique_ptr<builder::Builder> saved_root = std::move(root);
+  auto saved_used = opsets_used;
+  auto saved_user = opset_user;
+  root = std::make_unique<builder::Builder>(builder::BuilderOptions{.opset = own.version});
+  root->model().opset_imports.push_back({"", own.version});
+  opsets_used.clear();
+  opsets_used[""] = {own.version, Span{}};
+  opset_user.clear();
+  const ir::Function* f = compile_function(fn, call_span, omitted);
+  isolated_roots.push_back(std::move(root));
+  root = std::move(saved_root);
+  opsets_used = std::move(saved_used);
+  opset_user = std::move(saved_user);
+  return f;
+}
+
+const ir::Function* Compiler::compile_function(ScriptFn& fn, Span call_span,
+                                               const std::vector<std::string>& omitted) {
   std::string suffix;
   for (const auto& o : omitted) suffix += "_" + o;
   std::string fname = suffix.empty() ? fn.def->name : fn.def->name + "__without" + suffix;

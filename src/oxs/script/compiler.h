@@ -132,6 +132,10 @@ class Compiler {
   // The model-local function for `fn`, compiled on first use.
   const ir::Function* function_of(ScriptFn& fn, Span call_span,
                                   const std::vector<std::string>& omitted = {});
+  const ir::Function* compile_function(ScriptFn& fn, Span call_span,
+                                       const std::vector<std::string>& omitted);
+  // Builders of functions checked against their own opset (see function_of).
+  std::vector<std::unique_ptr<builder::Builder>> isolated_roots;
 
   // Work budget (statement and expression conversions) so that pathological
   // inputs (e.g. return lowering that duplicates code) end with an error.
