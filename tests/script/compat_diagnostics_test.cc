@@ -4,6 +4,9 @@
 // nothing; and hostile inputs (deep call chains, huge folded constants).
 #include <gtest/gtest.h>
 
+#include "oxs/eval/session.h"
+#include "oxs/ir/structural_diff.h"
+#include "oxs/script/decompile.h"
 #include "script/compile_util.h"
 
 namespace oxs::script {
@@ -70,6 +73,19 @@ TEST(CompatDiagnostics, ValidPythonOutsideScriptsIsOnlyANote) {
   compile_ok(src);
 }
 
+TEST(CompatDiagnostics, FStringUnderAnotherDecoratorIsANote) {
+  std::string d =
+      diagnostics_of(with_header("import functools\n"
+                                 "@functools.lru_cache()\n"
+                                 "def name(n):\n"
+                                 "    return f\"v{n}\"\n"
+                                 "@script()\n"
+                                 "def f(x: FLOAT[3]) -> FLOAT[3]:\n"
+                                 "    return op.Neg(x)\n"));
+  EXPECT_TRUE(has(d, "note[E0207]")) << d;
+  EXPECT_FALSE(has(d, "error")) << d;
+}
+
 TEST(CompatDiagnostics, FStringInsideAScriptIsStillAnError) {
   std::string d =
       diagnostics_of(with_header("@script()\n"
@@ -123,6 +139,30 @@ TEST(CompatDiagnostics, OpsetOfAFunctionOutsideTheModelDoesNotConflict) {
       EXPECT_EQ(imp.version, 17);  // opset15 is imported, never used
     }
   }
+}
+
+TEST(CompatDiagnostics, FunctionOutsideTheModelIsCheckedAgainstItsOwnOpset) {
+  // Squeeze's axes is an attribute in opset 11 and an input from opset 13.
+  auto m = compile_ok(
+      "from onnxscript import FLOAT, script, opset11\n"
+      "from onnxscript import opset17 as op\n"
+      "@script(default_opset=opset11)\n"
+      "def old_squeeze(x):\n"
+      "    return opset11.Squeeze(x, axes=[0])\n"
+      "@script()\n"
+      "def main(x: FLOAT[1, 3]) -> FLOAT[1, 3]:\n"
+      "    return op.Neg(x)\n");
+  ASSERT_TRUE(m);
+  EXPECT_TRUE(m->functions.empty());
+  std::string d = diagnostics_of(
+      "from onnxscript import FLOAT, script, opset11\n"
+      "@script(default_opset=opset11)\n"
+      "def bad(x):\n"
+      "    return opset11.Squeeze(x, axis=[0])\n"
+      "@script()\n"
+      "def main(x: FLOAT[1, 3]) -> FLOAT[1, 3]:\n"
+      "    return opset11.Neg(x)\n");
+  EXPECT_TRUE(has(d, "error[E0303]")) << d;  // its errors are still reported
 }
 
 TEST(CompatDiagnostics, ScriptNestedInAPlainDefIsReportedByName) {
@@ -260,6 +300,134 @@ TEST(CompatHostile, EmptyRepetitionIsEmpty) {
                   "@script()\n"
                   "def f(x: FLOAT[3]) -> FLOAT[3]:\n"
                   "    return op.Add(x, float(len(S) + len(L)))\n"));
+}
+
+// issue #17: nesting as deep as the parser allows compiles or stops with a
+// named limit; nothing recurses without bound.
+TEST(CompatHostile, DeepExpressionsAndStatementsEndCleanly) {
+  std::string expr = "x";
+  for (int k = 0; k < 40; ++k) expr = "op.Neg(" + expr + ")";
+  compile_ok(with_header("@script()\ndef f(x: FLOAT[3]) -> FLOAT[3]:\n    return " + expr + "\n"));
+
+  std::string sum = "x";
+  for (int k = 0; k < 5000; ++k) sum += " + x";
+  std::string d = diagnostics_of(
+      with_header("@script()\ndef f(x: FLOAT[3]) -> FLOAT[3]:\n    return " + sum + "\n"));
+  EXPECT_TRUE(has(d, "error[E0002]")) << d.substr(0, 500);
+
+  std::string ifs = "@script()\ndef f(x: FLOAT[3]) -> FLOAT[3]:\n    y = x\n";
+  std::string pad = "    ";
+  for (int k = 0; k < 60; ++k) {
+    ifs += pad + "if op.ReduceSum(x) > " + std::to_string(k) + ".0:\n";
+    pad += " ";
+  }
+  ifs += pad + "y = op.Neg(y)\n    return y\n";
+  d = diagnostics_of(with_header(ifs));
+  EXPECT_TRUE(has(d, "error[E0320]: control flow nests more than 31 graphs deep")) << d;
+
+  std::string static_ifs =
+      "@script()\ndef f(x: FLOAT[3], flag: bool = True) -> FLOAT[3]:\n    y = x\n";
+  pad = "    ";
+  for (int k = 0; k < 90; ++k) {
+    static_ifs += pad + "if flag:\n";
+    pad += " ";
+  }
+  static_ifs += pad + "y = op.Neg(y)\n    return y\n";
+  compile_ok(with_header(static_ifs));
+}
+
+// Graph input/output names that are not identifiers survive decompile and
+// compile through @script(io_names=...) (issue #10, item 6).
+TEST(CompatDiagnostics, IoNamesKeepOnnxNamesOfTheGraph) {
+  auto m = compile_ok(
+      with_header("@script(io_names={'input_1': 'input.1', 'onnx__Out_9': 'onnx::Out_9'})\n"
+                  "def g(input_1: FLOAT[2]) -> FLOAT[2]:\n"
+                  "    onnx__Out_9 = op.Relu(input_1)\n"
+                  "    return onnx__Out_9\n"));
+  ASSERT_TRUE(m);
+  EXPECT_EQ(m->graph->inputs()[0]->name(), "input.1");
+  EXPECT_EQ(m->graph->outputs()[0]->name(), "onnx::Out_9");
+  std::string d =
+      diagnostics_of(with_header("@script(io_names=['x'])\n"
+                                 "def g(x: FLOAT[2]) -> FLOAT[2]:\n"
+                                 "    return op.Relu(x)\n"));
+  EXPECT_TRUE(has(d, "error[E0315]: io_names= takes a dict")) << d;
+}
+
+// A model as torch exports them: Identity nodes on weights and outputs,
+// names that are not identifiers. Decompile then compile gives an
+// equivalent model with the same graph input and output names.
+TEST(CompatDiagnostics, TorchStyleModelSurvivesDecompileAndCompile) {
+  ir::Model m;
+  m.opset_imports = {{"", 14}};
+  ir::Graph& g = *m.graph;
+  g.set_name("torch_jit");
+  ir::Value* x = g.add_input(
+      "input.1",
+      ir::Type::tensor(ir::DataType::Float, ir::Shape({ir::Dim::known(2), ir::Dim::known(4)})));
+  std::vector<float> w(12, 0.5f);
+  ir::Value* wv = g.add_initializer(
+      "onnx::MatMul_7",
+      std::make_shared<ir::Tensor>(ir::Tensor::from<float>(ir::DataType::Float, {4, 3}, w)));
+  ir::Value* in0[] = {wv};
+  ir::Node* id = g.create_node("Identity", in0);
+  id->output(0)->set_name("l.weight");
+  ir::Value* in1[] = {x, id->output(0)};
+  ir::Node* mm = g.create_node("MatMul", in1);
+  mm->set_name("/l/MatMul");
+  mm->output(0)->set_name("/l/MatMul_output_0");
+  ir::Value* in2[] = {mm->output(0)};
+  ir::Node* relu = g.create_node("Relu", in2);
+  relu->output(0)->set_name("/Relu_output_0");
+  ir::Value* in3[] = {relu->output(0)};
+  ir::Node* out = g.create_node("Identity", in3);
+  out->output(0)->set_name("onnx::Out_9");
+  out->output(0)->set_type(
+      ir::Type::tensor(ir::DataType::Float, ir::Shape({ir::Dim::known(2), ir::Dim::known(3)})));
+  g.add_output(out->output(0));
+
+  std::string src = decompile(m).source;
+  auto back = compile_ok(src);
+  ASSERT_TRUE(back) << src;
+  EXPECT_EQ(back->graph->inputs()[0]->name(), "input.1") << src;
+  EXPECT_EQ(back->graph->outputs()[0]->name(), "onnx::Out_9") << src;
+  ir::DiffResult d = ir::diff(m, *back);
+  EXPECT_TRUE(d.equivalent()) << d.to_string() << "\n" << src;
+}
+
+// numpy pairs tensor indices (A[i, j, 2] with i of shape (2, 1) and j of
+// shape (3,) is (2, 3)); an int after them is placed after their dims. In a
+// generic function (ranks unknown) that placement is a named error.
+TEST(CompatDiagnostics, PairedTensorIndicesThenAnInt) {
+  auto m = compile_ok(
+      with_header("from onnxscript import INT64\n"
+                  "@script()\n"
+                  "def f(A: FLOAT[3, 4, 5], i: INT64[2, 1], j: INT64[3]) -> FLOAT[2, 3]:\n"
+                  "    return A[i, j, 2]\n"));
+  ASSERT_TRUE(m);
+  std::vector<float> a(60);
+  for (size_t k = 0; k < a.size(); ++k) a[k] = static_cast<float>(k);
+  std::vector<int64_t> i = {0, 2}, j = {1, 3, -1};
+  eval::Session s(*m);
+  auto out = s.run(
+      {{"A", eval::Tensor::of<float>(ir::DataType::Float, {3, 4, 5}, std::span<const float>(a))},
+       {"i", eval::Tensor::of<int64_t>(ir::DataType::Int64, {2, 1}, std::span<const int64_t>(i))},
+       {"j", eval::Tensor::of<int64_t>(ir::DataType::Int64, {3}, std::span<const int64_t>(j))}});
+  const eval::Tensor& y = out.at(0).tensor();
+  ASSERT_EQ(y.dims(), (eval::Dims{2, 3}));
+  for (int r = 0; r < 2; ++r) {
+    for (int c = 0; c < 3; ++c) {
+      int64_t jj = j[c] < 0 ? j[c] + 4 : j[c];
+      EXPECT_EQ(y.data<float>()[r * 3 + c], a[i[r] * 20 + jj * 5 + 2]) << r << "," << c;
+    }
+  }
+  CompileOptions library;
+  library.functions_only = true;
+  std::string d = diagnostics_of(with_header("@script()\n"
+                                             "def g(A, i, j):\n"
+                                             "    return A[i, j, 2]\n"),
+                                 library);
+  EXPECT_TRUE(has(d, "error[E0309]: the rank of this tensor index is not known")) << d;
 }
 
 }  // namespace

@@ -21,6 +21,8 @@
 #include <mutex>
 #include <regex>
 
+#include <unistd.h>
+
 #include "oxs/eval/npy.h"
 #include "oxs/eval/session.h"
 #include "oxs/script/eager/eager.h"
@@ -43,8 +45,9 @@ std::string corpus_dir() {
   return std::string(OXS_SOURCE_DIR) + "/tests/script/compat";
 }
 
+// Per process: parallel test runs do not share files.
 std::string work_dir() {
-  return std::string(OXS_BINARY_DIR) + "/compat_test";
+  return std::string(OXS_BINARY_DIR) + "/compat_test_" + std::to_string(getpid());
 }
 
 std::vector<CompatCase> list_cases() {
@@ -181,11 +184,9 @@ std::string describe(const eval::Tensor& t) {
   return ::testing::AssertionSuccess();
 }
 
-class Compat : public ::testing::TestWithParam<CompatCase> {};
-
-TEST_P(Compat, CompilesChecksAndComputesTheExpectedNumbers) {
-  const CompatCase& c = GetParam();
-  const Prepared& p = Corpus::get().at(c.id());
+// One case: the model's numbers against the oracle's, then eager against
+// the model.
+void check_case(const CompatCase& c, const Prepared& p) {
   ASSERT_EQ(p.problem, "");
   ASSERT_TRUE(p.model);
   const ir::Model& m = *p.model;
@@ -219,15 +220,18 @@ TEST_P(Compat, CompilesChecksAndComputesTheExpectedNumbers) {
   }
 }
 
-std::string case_name(const ::testing::TestParamInfo<CompatCase>& info) {
-  std::string s = info.param.id();
-  for (char& ch : s) {
-    if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+// One test for the whole corpus, so that the models are compiled and the
+// Python oracle runs once per test process (ctest runs each test alone).
+TEST(Compat, CorpusCompilesChecksAndComputesTheExpectedNumbers) {
+  std::vector<CompatCase> cases = list_cases();
+  ASSERT_GT(cases.size(), 0u);
+  Corpus& corpus = Corpus::get();
+  for (const CompatCase& c : cases) {
+    SCOPED_TRACE("case " + c.id() + " (" + c.file + ", entry " + c.entry + ", " + c.dtype + ")");
+    check_case(c, corpus.at(c.id()));
   }
-  return s;
+  fs::remove_all(work_dir());
 }
-
-INSTANTIATE_TEST_SUITE_P(Corpus, Compat, ::testing::ValuesIn(list_cases()), case_name);
 
 }  // namespace
 }  // namespace oxs::script

@@ -81,12 +81,6 @@ TEST(CompileCli, OptionsEntryOpsetFunctionsOnly) {
   std::remove(out.c_str());
 }
 
-}  // namespace
-}  // namespace oxs::script
-
-namespace oxs::script {
-namespace {
-
 // `oxs run FILE.py`: the entry defaults as in compile, --random makes the
 // inputs from the annotations, attribute values are read by declared type.
 TEST(CompileCli, RunScriptEagerlyWithDefaultsAndRandomInputs) {

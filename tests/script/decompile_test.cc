@@ -63,7 +63,7 @@ TEST(Decompile, SimpleModelGolden) {
             "from onnx import TensorProto\n"
             "from onnx.helper import make_tensor\n"
             "\n\n"
-            "@script()\n"
+            "@script(io_names={'input_1': 'input.1'})\n"
             "def mlp(input_1: FLOAT['N', 2]) -> FLOAT['N', 2]:\n"
             "    w = op.Constant(value=make_tensor('w', TensorProto.FLOAT, [2, 2], [0.5, -1.0, "
             "2.0, 0.25]))\n"

@@ -75,5 +75,19 @@ TEST(Eager, EntryDefaultsAsInCompile) {
   EXPECT_EQ(call.function->name, "scale");
 }
 
+TEST(Eager, DefaultEntryIgnoresFunctionsItDoesNotCall) {
+  SourceFile file("t.py",
+                  "from onnxscript import FLOAT, script, opset16, opset17\n"
+                  "@script(default_opset=opset16)\n"
+                  "def other(x):\n"
+                  "    return opset16.Neg(x)\n"
+                  "@script(default_opset=opset17)\n"
+                  "def main(x):\n"
+                  "    return opset17.Abs(x)\n");
+  EagerCall call = prepare_eager(file, {});
+  EXPECT_EQ(call.info.name, "main");
+  EXPECT_EQ(call.model.functions.size(), 1u);
+}
+
 }  // namespace
 }  // namespace oxs::script

@@ -3,6 +3,7 @@
 // model-local functions (compiled once, on first call), check every other
 // decorated function too so that all errors show in one run, then finish the
 // model (unreachable functions dropped, optional inlining).
+#include <algorithm>
 #include <functional>
 #include <unordered_map>
 #include <unordered_set>
@@ -157,6 +158,33 @@ bool Compiler::use_opset(const OpsetRef& o, Span span) {
 
 const ir::Function* Compiler::function_of(ScriptFn& fn, Span call_span,
                                           const std::vector<std::string>& omitted) {
+  // A function the model will not contain, with another ai.onnx version
+  // than the model's, is checked against its own version in a builder of
+  // its own (kept alive: its values are referenced until the end).
+  OpsetRef own = default_opset(&fn);
+  std::string key;
+  for (const auto& o : omitted) key += "_" + o;
+  bool isolate = checking_only && own.domain.empty() && own.version != main_opset &&
+                 fn.variants[key].state == ScriptFn::State::kNone;
+  if (!isolate) return compile_function(fn, call_span, omitted);
+  std::unique_ptr<builder::Builder> saved_root = std::move(root);
+  auto saved_used = opsets_used;
+  auto saved_user = opset_user;
+  root = std::make_unique<builder::Builder>(builder::BuilderOptions{.opset = own.version});
+  root->model().opset_imports.push_back({"", own.version});
+  opsets_used.clear();
+  opsets_used[""] = {own.version, Span{}};
+  opset_user.clear();
+  const ir::Function* f = compile_function(fn, call_span, omitted);
+  isolated_roots.push_back(std::move(root));
+  root = std::move(saved_root);
+  opsets_used = std::move(saved_used);
+  opset_user = std::move(saved_user);
+  return f;
+}
+
+const ir::Function* Compiler::compile_function(ScriptFn& fn, Span call_span,
+                                               const std::vector<std::string>& omitted) {
   std::string suffix;
   for (const auto& o : omitted) suffix += "_" + o;
   std::string fname = suffix.empty() ? fn.def->name : fn.def->name + "__without" + suffix;
@@ -219,6 +247,25 @@ const ir::Function* Compiler::function_of(ScriptFn& fn, Span call_span,
   });
   var.state = ScriptFn::State::kFailed;
   return nullptr;
+}
+
+void Compiler::read_io_names(ScriptFn& fn, const Expr& e) {
+  // io_names={"input_1": "input.1"}: graph input/output names that are not
+  // identifiers (what `oxs decompile` writes for them).
+  const auto* d = e.dyn<Dict>();
+  bool ok = d != nullptr;
+  for (size_t k = 0; ok && k < d->keys.size(); ++k) {
+    const auto* key = d->keys[k] ? d->keys[k]->dyn<Constant>() : nullptr;
+    const auto* val = d->values[k]->dyn<Constant>();
+    ok = key && val && key->value_kind == ConstantKind::kStr &&
+         val->value_kind == ConstantKind::kStr && !val->str_value.empty();
+    if (ok) fn.io_names[key->str_value] = val->str_value;
+  }
+  if (!ok) {
+    error(code::kWrongKindOfValue, e.span,
+          "io_names= takes a dict of str literals: the Python name to the ONNX name",
+          "write io_names={\"input_1\": \"input.1\"}");
+  }
 }
 
 void Compiler::collect_infos() {
@@ -294,6 +341,8 @@ std::optional<ir::Model> Compiler::run() {
           take_opset(*kw.value, true);
         } else if (kw.arg == "opset") {
           take_opset(*kw.value, false);
+        } else if (kw.arg == "io_names") {
+          read_io_names(*fn, *kw.value);
         }
         // Other keywords (e.g. onnxscript's ir_version) do not change the graph.
       }
@@ -522,36 +571,49 @@ uint32_t body_end(const Body& body, uint32_t end) {
 
 namespace {
 
-// The spans of decorated defs, at any depth (their bodies are ONNX Script
-// or may be).
-void decorated_ranges(const Body& body, std::vector<std::pair<uint32_t, uint32_t>>& out) {
+// Whether a decorator reads as onnxscript's script()/graph() or one of the
+// registration decorators (--decorator): names only, before any binding.
+bool script_like(const Expr* d, const std::vector<std::string>& extra) {
+  if (const auto* call = d->dyn<Call>()) d = call->func;
+  std::string last;
+  if (const auto* n = d->dyn<Name>()) last = n->id;
+  if (const auto* a = d->dyn<Attribute>()) last = a->attr;
+  if (last == "script" || last == "graph") return true;
+  return std::find(extra.begin(), extra.end(), last) != extra.end();
+}
+
+// The spans of defs decorated as ONNX Script, at any depth.
+void decorated_ranges(const Body& body, const std::vector<std::string>& extra,
+                      std::vector<std::pair<uint32_t, uint32_t>>& out) {
   for (const Stmt* s : body) {
     switch (s->kind) {
       case StmtKind::kFunctionDef: {
         const auto& f = s->as<FunctionDef>();
-        if (!f.decorators.empty()) {
+        bool script = false;
+        for (const Expr* d : f.decorators) script = script || script_like(d, extra);
+        if (script) {
           uint32_t begin = s->span.begin;
           for (const Expr* d : f.decorators) begin = std::min(begin, d->span.begin);
           out.push_back({begin, stmt_end(*s)});
         }
-        decorated_ranges(f.body, out);
+        decorated_ranges(f.body, extra, out);
         break;
       }
       case StmtKind::kClassDef:
-        decorated_ranges(s->as<ClassDef>().body, out);
+        decorated_ranges(s->as<ClassDef>().body, extra, out);
         break;
       case StmtKind::kIf:
-        decorated_ranges(s->as<If>().body, out);
-        decorated_ranges(s->as<If>().orelse, out);
+        decorated_ranges(s->as<If>().body, extra, out);
+        decorated_ranges(s->as<If>().orelse, extra, out);
         break;
       case StmtKind::kFor:
-        decorated_ranges(s->as<For>().body, out);
+        decorated_ranges(s->as<For>().body, extra, out);
         break;
       case StmtKind::kWhile:
-        decorated_ranges(s->as<While>().body, out);
+        decorated_ranges(s->as<While>().body, extra, out);
         break;
       case StmtKind::kWith:
-        decorated_ranges(s->as<With>().body, out);
+        decorated_ranges(s->as<With>().body, extra, out);
         break;
       default:
         break;
@@ -572,11 +634,11 @@ bool valid_python_unsupported(const std::string& code) {
 // hold Python that only Python runs (saving the model, helpers printing with
 // f-strings). Python's syntax rules hold everywhere, so a real syntax error
 // is an error wherever it is; but valid Python that ONNX Script does not
-// support is only a note outside decorated defs.
-void tolerate_module_level_errors(const SourceFile& source, ParseResult& parsed) {
-  (void)source;
+// support is only a note outside defs decorated as ONNX Script.
+void tolerate_module_level_errors(ParseResult& parsed,
+                                  const std::vector<std::string>& script_decorators) {
   std::vector<std::pair<uint32_t, uint32_t>> script_ranges;
-  decorated_ranges(parsed.module.body, script_ranges);
+  decorated_ranges(parsed.module.body, script_decorators, script_ranges);
   for (Diagnostic& d : parsed.diagnostics) {
     if (d.severity != Severity::kError || !valid_python_unsupported(d.code)) continue;
     bool in_script = false;
@@ -591,7 +653,7 @@ void tolerate_module_level_errors(const SourceFile& source, ParseResult& parsed)
 CompileResult compile_source(const SourceFile& source, const CompileOptions& options) {
   CompileResult result;
   ParseResult parsed = parse(source);
-  tolerate_module_level_errors(source, parsed);
+  tolerate_module_level_errors(parsed, options.script_decorators);
   bool parsed_ok = parsed.ok();
   result.diagnostics = std::move(parsed.diagnostics);
   if (!parsed_ok) return result;

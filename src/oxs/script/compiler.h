@@ -6,7 +6,8 @@
 // Division of work: module_env.cc (imports, module-level names, members of
 // modules), annotations.cc (types), fold.cc (Python values at compile time),
 // liveness.cc (what is live, what may exit), convert_*.cc (expressions,
-// calls, subscripts, statements, control flow), compile.cc (driver).
+// calls, builtins, subscripts, statements, control flow), compile.cc
+// (driver), compat/ (which defs are ONNX Script), eager/ (eager calls).
 #pragma once
 
 #include <cstdint>
@@ -70,6 +71,8 @@ struct ScriptFn {
   };
   std::map<std::string, Variant> variants;
   std::vector<std::string> registered_names;  // by a --decorator registration decorator
+  // @script(io_names={...}): ONNX names of graph inputs/outputs by Python name.
+  std::map<std::string, std::string> io_names;
 };
 
 // A vector of attributes (ir::Attr is move-only, so no initializer lists).
@@ -129,6 +132,10 @@ class Compiler {
   // The model-local function for `fn`, compiled on first use.
   const ir::Function* function_of(ScriptFn& fn, Span call_span,
                                   const std::vector<std::string>& omitted = {});
+  const ir::Function* compile_function(ScriptFn& fn, Span call_span,
+                                       const std::vector<std::string>& omitted);
+  // Builders of functions checked against their own opset (see function_of).
+  std::vector<std::unique_ptr<builder::Builder>> isolated_roots;
 
   // Work budget (statement and expression conversions) so that pathological
   // inputs (e.g. return lowering that duplicates code) end with an error.
@@ -174,6 +181,7 @@ class Compiler {
   std::vector<ScriptFunctionInfo> infos;
   std::string default_entry;
   void collect_infos();
+  void read_io_names(ScriptFn& fn, const Expr& e);
 };
 
 // Converts one function body (or, with no builder, evaluates module-level
@@ -325,9 +333,10 @@ class FunctionConverter {
 // The names read anywhere in `body` (nested defs included).
 void names_in_body(const Body& body, NameSet& out);
 
-// Parse errors in module-level Python outside defs become warnings.
+// Unsupported-but-valid Python outside ONNX Script defs becomes a note.
 struct ParseResult;
-void tolerate_module_level_errors(const SourceFile& source, ParseResult& parsed);
+void tolerate_module_level_errors(ParseResult& parsed,
+                                  const std::vector<std::string>& script_decorators);
 
 // The span of a statement's first line, for diagnostics about whole statements.
 inline Span head_span(const Stmt& s) {

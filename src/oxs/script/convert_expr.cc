@@ -31,6 +31,26 @@ bool FunctionConverter::can_emit(Span span) {
   return false;
 }
 
+namespace {
+
+// "in function 'f3' called by ...: in function 'f2' called by ...: ..." from
+// deeply nested calls: the outermost call, a count, and the innermost cause.
+std::string shorten_call_chain(const std::string& m) {
+  const std::string marker = "in function '";
+  std::vector<size_t> at;
+  for (size_t p = m.find(marker); p != std::string::npos; p = m.find(marker, p + 1)) {
+    at.push_back(p);
+  }
+  if (at.size() <= 4) return m;
+  size_t first_end = m.find(": ", at[0]);
+  size_t last_end = m.find(": ", at.back());
+  if (first_end == std::string::npos || last_end == std::string::npos) return m;
+  return m.substr(0, first_end) + ": ... (" + std::to_string(at.size() - 2) +
+         " nested calls) ...: " + m.substr(at.back());
+}
+
+}  // namespace
+
 std::vector<Var> FunctionConverter::emit(const std::string& op, std::vector<Var> inputs,
                                          std::vector<ir::Attr> attrs, Span span,
                                          const std::string& name, size_t nout,
@@ -52,7 +72,7 @@ std::vector<Var> FunctionConverter::emit(const std::string& op, std::vector<Var>
     // The builder's message: the problem, then the inputs, then its state.
     const std::string& m = e.message();
     size_t nl = m.find('\n');
-    Diagnostic& d = error(code::kInvalidNode, span, m.substr(0, nl),
+    Diagnostic& d = error(code::kInvalidNode, span, shorten_call_chain(m.substr(0, nl)),
                           "check the inputs' types and the op's signature");
     if (nl != std::string::npos) {
       // Keep the lines about the inputs; drop the builder dump.

@@ -98,7 +98,11 @@ bool FunctionConverter::convert() {
       // Function inputs keep only the element type: callers bring the shape.
       type = ir::Type::tensor(p.type.dtype);
     }
-    env_[p.name] = SVal::tensor(add_input(*b_, p.name, std::move(type)));
+    std::string onnx_name = p.name;
+    if (mode_ == Mode::kMain) {
+      if (auto it = fn_->io_names.find(p.name); it != fn_->io_names.end()) onnx_name = it->second;
+    }
+    env_[p.name] = SVal::tensor(add_input(*b_, onnx_name, std::move(type)));
   }
   ctx_ = Context{};
   ctx_.span = def.name_span;
@@ -125,6 +129,9 @@ bool FunctionConverter::convert() {
   }
   for (size_t k = 0; k < outs.size(); ++k) {
     std::string oname = k < output_names_.size() ? output_names_[k] : "";
+    if (mode_ == Mode::kMain) {
+      if (auto it = fn_->io_names.find(oname); it != fn_->io_names.end()) oname = it->second;
+    }
     // An input returned as is, or a value returned twice, is copied
     // (onnxscript does the same): a graph output needs its own name.
     bool repeated = false;

@@ -1,7 +1,12 @@
-// Subscripts. On tensors: x[i] (negative i counts from the end), slices with
-// negative bounds and steps, several axes, `...`, None (a new axis) and tensor
-// indices, lowered to one Slice, Gathers, one Squeeze and one Unsqueeze. On
+// Subscripts. On tensors, numpy's basic and advanced indexing: x[i]
+// (negative i counts from the end), slices with negative bounds and steps,
+// several axes, `...`, None (a new axis), and integer tensor indices of any
+// rank (numpy's take: one Gather each, the index's dims replacing the axis;
+// several leading tensor indices are paired as numpy broadcasts them, one
+// GatherND). Lowered to one Slice, the Gathers, one Squeeze and one
+// Unsqueeze. numpy's forms that move dims to the front are named errors. On
 // Python values: Python's indexing at compile time. On types: annotations.
+#include <algorithm>
 #include <climits>
 
 #include "oxs/script/compiler.h"
@@ -252,14 +257,40 @@ SVal FunctionConverter::index_tensor(Var x, const Expr& index, Span span, const 
       ++big_count;
     }
   }
+  auto unknown_rank = [&](const Item& t) {
+    error(code::kUnsupportedFeature, t.expr->span,
+          "the rank of this tensor index is not known, so the other axes of the subscript "
+          "cannot be placed",
+          "annotate the index with its dims (INT64[\"K\"]) or index in two steps");
+    return SVal::poison();
+  };
+  // x[i, j, ...] with tensor indices first: numpy pairs their elements
+  // (broadcast together), which is one GatherND over the stacked indices.
+  size_t paired = 0;
+  int64_t paired_rank = 0;  // -1: some rank is unknown
   if (big_count > 1) {
+    while (paired < items.size() && items[paired].kind == Item::kTensor) {
+      paired_rank = items[paired].rank < 0 || paired_rank < 0
+                        ? -1
+                        : std::max(paired_rank, items[paired].rank);
+      ++paired;
+    }
+    bool rest_ok = true, ints_after = false;
+    for (size_t k = paired; k < items.size(); ++k) {
+      rest_ok = rest_ok && (items[k].kind == Item::kSlice || items[k].kind == Item::kInt);
+      ints_after = ints_after || items[k].kind == Item::kInt;
+    }
+    if (paired < 2 || !rest_ok) paired = 0;
+    if (paired && ints_after && paired_rank < 0) return unknown_rank(items[0]);
+  }
+  if (big_count > 1 && !paired) {
     error(code::kUnsupportedFeature, span,
           "several tensor indices broadcast together in numpy (x[i, j] pairs their elements); "
-          "oxs does not lower that",
+          "oxs lowers that only when they come first",
           "use op.GatherND with stacked indices, or index one axis at a time: x[i][:, j]");
     return SVal::poison();
   }
-  if (big) {
+  if (big && !paired) {
     // numpy puts the index's dims where the indexed axis was when the
     // int/tensor indices are adjacent, and first otherwise: the Gathers give
     // the former, so the latter is only the same when nothing before the
@@ -291,16 +322,13 @@ SVal FunctionConverter::index_tensor(Var x, const Expr& index, Span span, const 
   }
   auto grows = [](const Item& it) { return it.kind == Item::kTensor ? it.rank - 1 : 0; };
   // Integer indices are dropped last; their axes move by what the Gathers add.
-  auto unknown_rank = [&](const Item& t) {
-    error(code::kUnsupportedFeature, t.expr->span,
-          "the rank of this tensor index is not known, so the other axes of the subscript "
-          "cannot be placed",
-          "annotate the index with its dims (INT64[\"K\"]) or index in two steps");
-    return SVal::poison();
-  };
   std::vector<int64_t> squeeze;
   for (const Item& it : items) {
     if (it.kind != Item::kInt) continue;
+    if (paired) {  // after the paired indices, whose dims replace theirs
+      squeeze.push_back(it.axis - static_cast<int64_t>(paired) + paired_rank);
+      continue;
+    }
     int64_t axis = it.axis;
     for (const Item& t : items) {
       if (t.kind != Item::kTensor) continue;
@@ -365,12 +393,32 @@ SVal FunctionConverter::index_tensor(Var x, const Expr& index, Span span, const 
   // the axis, a scalar drops it). Axes counted from the end go left to
   // right and those from the front right to left, so that no Gather moves
   // an axis that is still to be gathered.
+  if (paired) {
+    // Broadcast the indices to one shape (of their sum), stack them on a
+    // last axis and gather the index tuples.
+    Var sum = items[0].tensor;
+    for (size_t k = 1; k < paired && sum; ++k) sum = emit1("Add", {sum, items[k].tensor}, {}, span);
+    Var shape = sum ? emit1("Shape", {sum}, {}, span) : Var();
+    if (!shape) return SVal::poison();
+    std::vector<Var> parts;
+    for (size_t k = 0; k < paired; ++k) {
+      Var e = emit1("Expand", {items[k].tensor, shape}, {}, span);
+      Var u = e ? emit1("Unsqueeze", {e, i64s({-1}, span)}, {}, span) : Var();
+      if (!u) return SVal::poison();
+      parts.push_back(u);
+    }
+    Var idx = emit1("Concat", parts, attrs_of(ir::Attr::of_int("axis", -1)), span);
+    cur = idx ? emit1("GatherND", {cur, idx}, {}, span, final_name(1)) : Var();
+    if (!cur) return SVal::poison();
+  }
   std::vector<const Item*> gathers;
   for (const Item& it : items) {
-    if (it.kind == Item::kTensor && it.axis < 0) gathers.push_back(&it);
+    if (it.kind == Item::kTensor && it.axis < 0 && !paired) gathers.push_back(&it);
   }
   for (size_t k = items.size(); k-- > 0;) {
-    if (items[k].kind == Item::kTensor && items[k].axis >= 0) gathers.push_back(&items[k]);
+    if (items[k].kind == Item::kTensor && items[k].axis >= 0 && !paired) {
+      gathers.push_back(&items[k]);
+    }
   }
   for (const Item* it : gathers) {
     cur = emit1("Gather", {cur, it->tensor}, attrs_of(ir::Attr::of_int("axis", it->axis)), span,

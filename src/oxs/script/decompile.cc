@@ -8,6 +8,7 @@
 #include <map>
 #include <set>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "oxs/ir/error.h"
 #include "oxs/ir/topo_sort.h"
@@ -288,11 +289,27 @@ class Decompiler {
     if (all_typed)
       ret = outs.size() == 1 ? " -> " + outs[0] : " -> tuple[" + join(outs, ", ") + "]";
     std::string name = names_.fresh(g.name().empty() ? "main_graph" : g.name());
-    std::string out = "@script()\ndef " + name + "(" + join(params, ", ") + ")" + ret + ":\n";
-    if (!g.doc_string.empty()) out += indent_of(1) + python_string(g.doc_string) + "\n";
-    out += graph_body(g, 1, false);
-    out += indent_of(1) + "return " + return_list(g) + "\n";
-    return out;
+    std::string body;
+    if (!g.doc_string.empty()) body += indent_of(1) + python_string(g.doc_string) + "\n";
+    body += graph_body(g, 1, false);
+    body += indent_of(1) + "return " + return_list(g) + "\n";
+    // Graph inputs and outputs whose ONNX names are not identifiers keep
+    // them through io_names= (an oxs keyword; onnxscript keeps script()'s
+    // extra keywords as model properties).
+    std::vector<std::string> renamed;
+    std::unordered_set<const Value*> seen;
+    auto note = [&](const Value* v) {
+      if (!v || !seen.insert(v).second) return;
+      std::string py = value_name(v);
+      if (py != v->name()) renamed.push_back(python_string(py) + ": " + python_string(v->name()));
+    };
+    for (const Value* in : g.inputs()) {
+      if (!in->is_initializer()) note(in);
+    }
+    for (const Value* o : g.outputs()) note(o);
+    std::string deco =
+        renamed.empty() ? "@script()" : "@script(io_names={" + join(renamed, ", ") + "})";
+    return deco + "\ndef " + name + "(" + join(params, ", ") + ")" + ret + ":\n" + body;
   }
 
   std::string return_list(const Graph& g) {

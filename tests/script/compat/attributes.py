@@ -77,3 +77,15 @@ def times(x, k: int = 3):
 @script()
 def int_attribute_as_tensor(x: FLOAT["M", "N"]) -> FLOAT["M", "N"]:
     return times(x)
+
+
+# case flag_in_model:
+#   x = rnd(4)
+#   expect = x * 2
+
+
+@script()
+def flag_in_model(x: FLOAT["N"], flag: bool = True) -> FLOAT["N"]:
+    # In the model's graph the default is a BOOL constant.
+    c = op.Equal(flag, True)
+    return op.Where(c, op.Add(x, x), x)

@@ -56,3 +56,33 @@ def index_second_axis(A: FLOAT[3, 4], i: INT64[3]) -> FLOAT[3, 3]:
 @script()
 def int_and_slice(A: FLOAT[4, 5]) -> FLOAT[3]:
     return A[1, 1:4]
+
+
+# case paired_indices:
+#   A = rnd(4, 3)
+#   i = np.array([0, 3, 1], dtype=np.int64)
+#   j = np.array([2, 0, 1], dtype=np.int64)
+#   expect = A[i, j]
+# case paired_broadcast_then_slice:
+#   A = rnd(3, 4, 5)
+#   i = np.array([[0], [2]], dtype=np.int64)
+#   j = np.array([1, 3, -1], dtype=np.int64)
+#   expect = A[i, j, 1:3]
+# case paired_lists_then_slice:
+#   A = rnd(3, 4)
+#   expect = A[[0, 2], [1, 3]]
+
+
+@script()
+def paired_indices(A: FLOAT[4, 3], i: INT64[3], j: INT64[3]) -> FLOAT[3]:
+    return A[i, j]
+
+
+@script()
+def paired_broadcast_then_slice(A: FLOAT[3, 4, 5], i: INT64[2, 1], j: INT64[3]) -> FLOAT[2, 3, 2]:
+    return A[i, j, 1:3]
+
+
+@script()
+def paired_lists_then_slice(A: FLOAT[3, 4]) -> FLOAT[2]:
+    return A[[0, 2], [1, 3]]

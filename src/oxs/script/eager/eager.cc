@@ -129,6 +129,12 @@ EagerCall prepare_eager(const SourceFile& source, const EagerOptions& options) {
   copts.functions_only = true;
   copts.entry = options.entry;  // empty: every script function, the default entry runs
   CompileResult r = compile_source(source, copts);
+  if (!r.ok() && copts.entry.empty() && !r.default_entry.empty()) {
+    // Functions the default entry does not call may disagree (opsets):
+    // compile the entry's library alone, as `oxs compile` would.
+    copts.entry = r.default_entry;
+    r = compile_source(source, copts);
+  }
   if (!r.ok()) {
     std::string text = render(source, r.diagnostics);
     while (!text.empty() && text.back() == '\n') text.pop_back();
