@@ -276,7 +276,10 @@ std::unique_ptr<Unit> compile_unit(const py::list& blocks, const std::string& en
   options.opset = opset;
   script::CompileResult r;
   {
+    // One compile at a time: other threads keep running Python meanwhile.
+    static std::mutex compile_mu;
     py::gil_scoped_release nogil;
+    std::lock_guard<std::mutex> lock(compile_mu);
     r = env->compile(options);
   }
   return std::make_unique<Unit>(env, std::move(r));
