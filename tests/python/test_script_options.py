@@ -82,3 +82,18 @@ def test_numpy_constants_and_module_members():
         return x * 2.0 + table + np.e
 
     np.testing.assert_allclose(f(np.zeros(3, np.float32)), table + np.e, rtol=1e-6)
+
+
+def test_redefining_a_script_function_replaces_the_old_one():
+    ns = {}
+    src = "from oxs import script\nfrom oxs.onnx_opset import opset17 as op\n\n\n" \
+          "@script()\ndef twice(x):\n    return x * {k}\n"
+    import pathlib
+    import tempfile
+
+    d = pathlib.Path(tempfile.mkdtemp())
+    for k in (2.0, 3.0):  # the second run sees the first `twice` in its globals
+        path = d / f"redef_{int(k)}.py"
+        path.write_text(src.format(k=k))
+        exec(compile(path.read_text(), str(path), "exec"), ns)
+        np.testing.assert_array_equal(ns["twice"](np.ones(1, np.float32)), [k])

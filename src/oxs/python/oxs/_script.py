@@ -171,6 +171,10 @@ class _Block:
         scopes.append(func.__globals__)
         names = {}
         for ident in set(_IDENT.findall(source)):
+            if ident == code.co_name:
+                # Its own name: in the scope it may still be an earlier
+                # definition (a re-run cell, a redefinition), not this one.
+                continue
             for scope in scopes:
                 if ident in scope:
                     names[ident] = _external(scope[ident], self.deps)
