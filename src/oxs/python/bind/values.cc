@@ -50,9 +50,17 @@ std::optional<ir::DataType> dtype_of_numpy(const py::dtype& dt) {
     case 'f':
       return n == 2 ? D::Float16 : n == 4 ? D::Float : n == 8 ? D::Double : std::optional<D>();
     case 'i':
-      return n == 1 ? D::Int8 : n == 2 ? D::Int16 : n == 4 ? D::Int32 : n == 8 ? D::Int64 : std::optional<D>();
+      return n == 1   ? D::Int8
+             : n == 2 ? D::Int16
+             : n == 4 ? D::Int32
+             : n == 8 ? D::Int64
+                      : std::optional<D>();
     case 'u':
-      return n == 1 ? D::Uint8 : n == 2 ? D::Uint16 : n == 4 ? D::Uint32 : n == 8 ? D::Uint64 : std::optional<D>();
+      return n == 1   ? D::Uint8
+             : n == 2 ? D::Uint16
+             : n == 4 ? D::Uint32
+             : n == 8 ? D::Uint64
+                      : std::optional<D>();
     case 'b':
       return D::Bool;
     case 'c':
@@ -65,21 +73,36 @@ std::optional<ir::DataType> dtype_of_numpy(const py::dtype& dt) {
 py::dtype numpy_dtype(ir::DataType dt) {
   using D = ir::DataType;
   switch (dt) {
-    case D::Float: return py::dtype::of<float>();
-    case D::Double: return py::dtype::of<double>();
-    case D::Float16: return py::dtype("float16");
-    case D::Int8: return py::dtype::of<int8_t>();
-    case D::Int16: return py::dtype::of<int16_t>();
-    case D::Int32: return py::dtype::of<int32_t>();
-    case D::Int64: return py::dtype::of<int64_t>();
-    case D::Uint8: return py::dtype::of<uint8_t>();
-    case D::Uint16: return py::dtype::of<uint16_t>();
-    case D::Uint32: return py::dtype::of<uint32_t>();
-    case D::Uint64: return py::dtype::of<uint64_t>();
-    case D::Bool: return py::dtype::of<bool>();
-    case D::Complex64: return py::dtype("complex64");
-    case D::Complex128: return py::dtype("complex128");
-    case D::String: return py::dtype("O");
+    case D::Float:
+      return py::dtype::of<float>();
+    case D::Double:
+      return py::dtype::of<double>();
+    case D::Float16:
+      return py::dtype("float16");
+    case D::Int8:
+      return py::dtype::of<int8_t>();
+    case D::Int16:
+      return py::dtype::of<int16_t>();
+    case D::Int32:
+      return py::dtype::of<int32_t>();
+    case D::Int64:
+      return py::dtype::of<int64_t>();
+    case D::Uint8:
+      return py::dtype::of<uint8_t>();
+    case D::Uint16:
+      return py::dtype::of<uint16_t>();
+    case D::Uint32:
+      return py::dtype::of<uint32_t>();
+    case D::Uint64:
+      return py::dtype::of<uint64_t>();
+    case D::Bool:
+      return py::dtype::of<bool>();
+    case D::Complex64:
+      return py::dtype("complex64");
+    case D::Complex128:
+      return py::dtype("complex128");
+    case D::String:
+      return py::dtype("O");
     default:
       break;
   }
