@@ -19,6 +19,9 @@ from setuptools.command.build_py import build_py
 ROOT = pathlib.Path(__file__).resolve().parent
 BUILD = pathlib.Path(os.environ.get("OXS_BUILD", ROOT / "build")).resolve()
 PACKAGE = BUILD / "python" / "oxs"
+# setuptools' own files go under the build directory, not into the source tree.
+SETUPTOOLS_DIR = BUILD / "setuptools"
+SETUPTOOLS_DIR.mkdir(parents=True, exist_ok=True)
 
 
 class BuildWithCMake(build_py):
@@ -42,5 +45,7 @@ setup(
     package_data={"oxs": ["_core*.so"]},
     python_requires="==3.11.*",
     cmdclass={"build_py": BuildWithCMake},
+    options={"egg_info": {"egg_base": os.path.relpath(SETUPTOOLS_DIR, ROOT)},
+             "build": {"build_base": os.path.relpath(SETUPTOOLS_DIR, ROOT)}},
     zip_safe=False,
 )

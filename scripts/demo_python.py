@@ -42,7 +42,7 @@ w = np.eye(4, dtype=np.float32)
 with oxs.trace() as t:
     y = gelu_lib.mlp_block(x, w)
 for e in t.events:
-    print("  " * e.depth + f"{e.op:8} -> {', '.join(e.outputs)}   # {e.where}")
+    print("  " * e.depth + f"{e.op:8} -> {', '.join(e.outputs)}   # {e.where or '(no script line: a constant or an op body)'}")
 print(y)
 
 proto = gelu_lib.mlp_block.to_model_proto()

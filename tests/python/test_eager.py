@@ -115,3 +115,20 @@ def test_int64_typed_function():
         return x + 1
 
     np.testing.assert_array_equal(add_one(np.array([1, 2], np.int64)), [2, 3])
+
+
+def test_ops_run_eagerly_outside_script_functions():
+    x = np.array([[3.0, -1.0, 2.0]], np.float32)
+    np.testing.assert_array_equal(op.Relu(x), [[3.0, 0.0, 2.0]])
+    np.testing.assert_array_equal(op.Add(x, 1.0), x + 1)
+    values, indices = op.TopK(x, [2], axis=1)
+    np.testing.assert_array_equal(values, [[3.0, 2.0]])
+    np.testing.assert_array_equal(indices, [[0, 2]])
+    a, b = op.Split(np.arange(4, dtype=np.float32), axis=0, _num_outputs=2)
+    np.testing.assert_array_equal(b, [2.0, 3.0])
+    with pytest.raises(TypeError, match="_num_outputs"):
+        op.Split(np.arange(4, dtype=np.float32))
+    with pytest.raises(oxs.Error, match="Reul"):
+        op.Reul(x)
+    with pytest.raises(oxs.Error, match="Add"):
+        op.Add(np.zeros(2, np.float32), np.zeros(3, np.float32))

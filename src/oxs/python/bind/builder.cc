@@ -101,6 +101,18 @@ std::unique_ptr<ir::Function> clone_function(const ir::Function& f) {
 }  // namespace
 
 void bind_builder(py::module_& m) {
+  m.def("op_outputs", [](const std::string& domain, const std::string& op, int64_t opset) {
+    // The formal outputs of an op: (name, "single" | "optional" | "variadic").
+    const schema::OpSignature& sig = schema::require(domain, op, opset);
+    py::list out;
+    for (const schema::FormalParam& p : sig.outputs) {
+      const char* kind = p.option == schema::ParamOption::Single     ? "single"
+                         : p.option == schema::ParamOption::Optional ? "optional"
+                                                                     : "variadic";
+      out.append(py::make_tuple(p.name, kind));
+    }
+    return out;
+  });
   py::class_<PyVar>(m, "BuilderValue", "A value of a GraphBuilder's graph.")
       .def_property_readonly("name", [](const PyVar& v) { return live(v).name(); })
       .def_property_readonly("type", [](const PyVar& v) { return live(v).type().to_string(); })

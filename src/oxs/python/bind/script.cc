@@ -144,7 +144,9 @@ class Unit {
   py::tuple call(const std::string& name, const py::list& inputs, const py::dict& attrs,
                  bool trace) {
     const ir::Function& f = function(name);
-    auto types = attribute_types(f);
+    auto cached = attr_types_.find(name);
+    if (cached == attr_types_.end()) cached = attr_types_.emplace(name, attribute_types(f)).first;
+    const auto& types = cached->second;
     std::vector<eval::Value> in;
     for (size_t i = 0; i < py::len(inputs); ++i) {
       std::string what =
@@ -244,6 +246,7 @@ class Unit {
   std::unique_ptr<eval::Session> session_;
   std::vector<const ir::Node*> stack_;
   std::vector<TraceRecord>* records_ = nullptr;
+  std::map<std::string, std::map<std::string, ir::AttrType>> attr_types_;  // under the GIL
 };
 
 std::unique_ptr<Unit> compile_unit(const py::list& blocks, const std::string& entry,
@@ -276,7 +279,10 @@ std::unique_ptr<Unit> compile_unit(const py::list& blocks, const std::string& en
   options.opset = opset;
   script::CompileResult r;
   {
+    // One compile at a time: other threads keep running Python meanwhile.
+    static std::mutex compile_mu;
     py::gil_scoped_release nogil;
+    std::lock_guard<std::mutex> lock(compile_mu);
     r = env->compile(options);
   }
   return std::make_unique<Unit>(env, std::move(r));

@@ -13,21 +13,6 @@ namespace oxs::python {
 
 namespace {
 
-struct DtypePair {
-  ir::DataType dt;
-  const char* numpy;
-};
-
-constexpr DtypePair kDtypes[] = {
-    {ir::DataType::Float, "float32"},       {ir::DataType::Double, "float64"},
-    {ir::DataType::Float16, "float16"},     {ir::DataType::Int8, "int8"},
-    {ir::DataType::Int16, "int16"},         {ir::DataType::Int32, "int32"},
-    {ir::DataType::Int64, "int64"},         {ir::DataType::Uint8, "uint8"},
-    {ir::DataType::Uint16, "uint16"},       {ir::DataType::Uint32, "uint32"},
-    {ir::DataType::Uint64, "uint64"},       {ir::DataType::Bool, "bool"},
-    {ir::DataType::Complex64, "complex64"}, {ir::DataType::Complex128, "complex128"},
-};
-
 py::module_ numpy() {
   return py::module_::import("numpy");
 }
@@ -55,19 +40,72 @@ std::vector<int64_t> dims_of(const py::array& a) {
 
 }  // namespace
 
+// By kind and size, not by comparing dtype objects: this runs for every
+// eager input.
 std::optional<ir::DataType> dtype_of_numpy(const py::dtype& dt) {
-  if (is_string_kind(dt)) return ir::DataType::String;
-  for (const auto& p : kDtypes) {
-    if (dt.is(py::dtype(p.numpy))) return p.dt;
+  using D = ir::DataType;
+  if (is_string_kind(dt)) return D::String;
+  py::ssize_t n = dt.itemsize();
+  switch (dt.kind()) {
+    case 'f':
+      return n == 2 ? D::Float16 : n == 4 ? D::Float : n == 8 ? D::Double : std::optional<D>();
+    case 'i':
+      return n == 1   ? D::Int8
+             : n == 2 ? D::Int16
+             : n == 4 ? D::Int32
+             : n == 8 ? D::Int64
+                      : std::optional<D>();
+    case 'u':
+      return n == 1   ? D::Uint8
+             : n == 2 ? D::Uint16
+             : n == 4 ? D::Uint32
+             : n == 8 ? D::Uint64
+                      : std::optional<D>();
+    case 'b':
+      return D::Bool;
+    case 'c':
+      return n == 8 ? D::Complex64 : n == 16 ? D::Complex128 : std::optional<D>();
+    default:
+      return std::nullopt;
   }
-  return std::nullopt;
 }
 
 py::dtype numpy_dtype(ir::DataType dt) {
-  for (const auto& p : kDtypes) {
-    if (p.dt == dt) return py::dtype(p.numpy);
+  using D = ir::DataType;
+  switch (dt) {
+    case D::Float:
+      return py::dtype::of<float>();
+    case D::Double:
+      return py::dtype::of<double>();
+    case D::Float16:
+      return py::dtype("float16");
+    case D::Int8:
+      return py::dtype::of<int8_t>();
+    case D::Int16:
+      return py::dtype::of<int16_t>();
+    case D::Int32:
+      return py::dtype::of<int32_t>();
+    case D::Int64:
+      return py::dtype::of<int64_t>();
+    case D::Uint8:
+      return py::dtype::of<uint8_t>();
+    case D::Uint16:
+      return py::dtype::of<uint16_t>();
+    case D::Uint32:
+      return py::dtype::of<uint32_t>();
+    case D::Uint64:
+      return py::dtype::of<uint64_t>();
+    case D::Bool:
+      return py::dtype::of<bool>();
+    case D::Complex64:
+      return py::dtype("complex64");
+    case D::Complex128:
+      return py::dtype("complex128");
+    case D::String:
+      return py::dtype("O");
+    default:
+      break;
   }
-  if (dt == ir::DataType::String) return py::dtype("O");
   throw Error(ErrorKind::Unsupported,
               "element type " + std::string(ir::dtype_name(dt)) + " has no numpy equivalent");
 }

@@ -29,8 +29,15 @@ class Opset:
         return hash((self.domain, self.version))
 
     def __getattr__(self, name):
-        if name.startswith("_"):
+        # `op.Relu(x)` outside a script function runs the op eagerly.
+        if name.startswith("_") or not name[:1].isupper():
             raise AttributeError(name)
-        raise AttributeError(
-            f"{self!r}.{name}: ops are called inside @script() functions (oxs compiles them); "
-            f"call the script function to run it eagerly")
+
+        def call(*args, **attrs):
+            from ._eager_op import run_op
+
+            return run_op(self, name, args, attrs)
+
+        call.__name__ = name
+        call.__qualname__ = f"{self!r}.{name}"
+        return call

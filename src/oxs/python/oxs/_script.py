@@ -171,6 +171,10 @@ class _Block:
         scopes.append(func.__globals__)
         names = {}
         for ident in set(_IDENT.findall(source)):
+            if ident == code.co_name:
+                # Its own name: in the scope it may still be an earlier
+                # definition (a re-run cell, a redefinition), not this one.
+                continue
             for scope in scopes:
                 if ident in scope:
                     names[ident] = _external(scope[ident], self.deps)
@@ -384,13 +388,41 @@ class OnnxFunction:
 
     # ---- eager mode
 
-    def __call__(self, *args, **kwargs):
+    def _bind(self, args, kwargs):
+        """The arguments by parameter name, defaults applied. A fast path for
+        plain parameters; inspect's binding (and its messages) otherwise."""
+        plain = self.__dict__.get("_plain")
+        if plain is None:
+            ps = list(self._signature.parameters.values())
+            simple = all(p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) for p in ps)
+            positional = sum(p.kind == p.POSITIONAL_OR_KEYWORD for p in ps)
+            defaults = {p.name: p.default for p in ps if p.default is not p.empty}
+            plain = self._plain = (simple, [p.name for p in ps][:positional], defaults,
+                                   [p.name for p in ps])
+        simple, positional, defaults, names = plain
+        if simple and len(args) <= len(positional):
+            a = dict(zip(positional, args))
+            for k, v in kwargs.items():
+                if k in a or k not in defaults and k not in names:
+                    break
+                a[k] = v
+            else:
+                for n in names:
+                    if n not in a:
+                        if n not in defaults:
+                            break
+                        a[n] = defaults[n]
+                else:
+                    return a
         try:
             bound = self._signature.bind(*args, **kwargs)
         except TypeError as e:
             raise TypeError(f"{self.name}(): {e}") from None
         bound.apply_defaults()
-        a = bound.arguments
+        return bound.arguments
+
+    def __call__(self, *args, **kwargs):
+        a = self._bind(args, kwargs)
         inputs = [a.get(n) for n in self._sig["inputs"]]
         attrs = {n: a[n] for n in self._sig["attributes"] if n in a}
         for n in self._sig["attributes"]:
