@@ -173,6 +173,16 @@ size_t Rewriter::remove_unused_initializers(ir::Graph& g) {
   return before - g.initializers().size();
 }
 
+const ir::Function& Rewriter::ensure_function(
+    const std::string& domain, const std::string& name,
+    const std::function<std::unique_ptr<ir::Function>()>& make) {
+  if (const ir::Function* f = model_.find_function(domain, name)) return *f;
+  ir::Function& f = model_.functions.push_back(make());
+  function_of_[f.body.get()] = &f;
+  if (!ir::find_opset(model_.opset_imports, domain)) model_.opset_imports.push_back({domain, 1});
+  return f;
+}
+
 size_t Rewriter::remove_functions_if(const std::function<bool(const ir::Function&)>& unused) {
   size_t n =
       model_.functions.erase_if([&](const std::unique_ptr<ir::Function>& f) { return unused(*f); });

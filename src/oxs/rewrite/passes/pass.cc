@@ -99,6 +99,11 @@ const std::vector<PassInfo>& pass_catalog() {
       {"algebraic", "x*1, x+0, x-0, x/1, Neg(Neg(x)), Not(Not(x)) to x", make_algebraic_pass},
       {"chains", "collapse Transpose/Reshape/Cast chains", make_chain_collapse_pass},
       {"fuse-gemm", "MatMul + Add of 2-D operands to Gemm", make_fuse_gemm_pass},
+      {"fuse-layernorm",
+       "the decomposed LayerNormalization pattern to LayerNormalization (opset >= 17)",
+       make_fuse_layernorm_pass},
+      {"fuse-gelu", "GELU (erf and tanh forms) to Gelu (opset >= 20) or a local function",
+       make_fuse_gelu_pass},
       {"break-adds",
        "(a demonstration of a wrong pass) Add(x, y) with x != y becomes Add(x, x); "
        "verification catches it",
@@ -120,7 +125,8 @@ std::unique_ptr<Pass> make_pass(const std::string& name, const PassOptions& opti
 }
 
 std::vector<std::string> default_pipeline() {
-  return {"infer", "noop", "algebraic", "fold", "chains", "cse", "fuse-gemm", "noop", "dce"};
+  return {"infer",     "noop",           "algebraic", "fold", "chains", "cse",
+          "fuse-gemm", "fuse-layernorm", "fuse-gelu", "noop", "dce"};
 }
 
 }  // namespace oxs::rewrite
