@@ -193,6 +193,31 @@ TEST(OptCommand, BadPassNameIsAClearErrorAndNothingIsWritten) {
   EXPECT_NE(out.find("nodes in"), std::string::npos) << out;
 }
 
+TEST(OptCommand, ConfigFileWithARuleFileIsVerified) {
+  fs::path dir = fs::path(::testing::TempDir()) / "oxs_opt_config";
+  fs::create_directories(dir);
+  auto m = parse_model(kTwoAdds);
+  onnx::save(m, (dir / "in.onnx").string());
+  fs::copy_file(std::string(OXS_SOURCE_DIR) + "/tests/rewrite/rules/BreakAdds.py",
+                dir / "BreakAdds.py", fs::copy_options::overwrite_existing);
+  std::ofstream(dir / "opt.yaml") << "passes:\n  - rules: BreakAdds.py\nverify: equality\n";
+  std::ofstream(dir / "bad.yaml") << "passes:\n  - rules: BreakAdds.py\nverfy: equality\n";
+  int code = 0;
+  std::string out =
+      eval::ort_test::shell(oxs() + " opt " + (dir / "in.onnx").string() + " -q -o " +
+                                (dir / "out.onnx").string() + " -c " + (dir / "opt.yaml").string(),
+                            &code);
+  EXPECT_EQ(code, 1) << out;
+  EXPECT_NE(out.find("failed after pass 'BreakAdds'"), std::string::npos) << out;
+  out =
+      eval::ort_test::shell(oxs() + " opt " + (dir / "in.onnx").string() + " -q -o " +
+                                (dir / "out.onnx").string() + " -c " + (dir / "bad.yaml").string(),
+                            &code);
+  EXPECT_EQ(code, 1) << out;
+  EXPECT_NE(out.find("bad.yaml:3:1: unknown key 'verfy'"), std::string::npos) << out;
+  EXPECT_FALSE(fs::exists(dir / "out.onnx"));
+}
+
 TEST(OptCommand, ListAndExplain) {
   int code = 0;
   std::string out = eval::ort_test::shell(oxs() + " opt --list", &code);
