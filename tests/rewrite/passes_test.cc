@@ -269,3 +269,34 @@ TEST(PassCatalog, UnknownPassSuggestsAName) {
 
 }  // namespace
 }  // namespace oxs::rewrite
+
+namespace oxs::rewrite {
+namespace {
+
+TEST(ShapeFoldPass, KnownDimsBecomeConstantsSymbolicOnesStay) {
+  auto m = testing::parse_model(R"(<ir_version: 8, opset_import: ["" : 17]>
+    g (float[N,3,4] x, float[2,3] y) => (int64[3] s, int64 d1, int64 d0, int64 n) {
+      s0 = Shape(x)
+      s = Identity(s0)
+      one = Constant<value = int64 {1}>()
+      zero = Constant<value = int64 {0}>()
+      g1 = Gather(s0, one)
+      d1 = Identity(g1)
+      g0 = Gather(s0, zero)
+      d0 = Identity(g0)
+      z = Size(y)
+      n = Identity(z)
+    })");
+  auto stats = testing::optimize(m, {"shape-fold", "dce"});
+  // Shape(x) stays (N is symbolic); Gather of dim 1 (3) and Size(y) (6) fold.
+  EXPECT_EQ(stats[0].applications.at("shape-fold.GatherShape"), 1u);
+  EXPECT_EQ(stats[0].applications.at("shape-fold.Size"), 1u);
+  EXPECT_EQ(stats[0].applications.count("shape-fold.Shape"), 0u);
+  EXPECT_EQ(testing::ops(m), "Shape,Identity,Constant,Identity,Gather,Identity,Identity");
+  const ir::Value* d1 = m.graph->outputs()[1]->producer()->input(0);
+  ASSERT_TRUE(d1->const_value());
+  EXPECT_EQ(d1->const_value()->data<int64_t>()[0], 3);
+}
+
+}  // namespace
+}  // namespace oxs::rewrite

@@ -95,6 +95,8 @@ const std::vector<PassInfo>& pass_catalog() {
        make_noop_pass},
       {"fold", "evaluate nodes whose inputs are all constant (size limit; never random ops)",
        make_fold_pass},
+      {"shape-fold", "Shape/Size of static shapes and Gather of known dims to constants",
+       make_shape_fold_pass},
       {"cse", "merge nodes computing the same thing from the same inputs", make_cse_pass},
       {"algebraic", "x*1, x+0, x-0, x/1, Neg(Neg(x)), Not(Not(x)) to x", make_algebraic_pass},
       {"chains", "collapse Transpose/Reshape/Cast chains", make_chain_collapse_pass},
@@ -125,8 +127,8 @@ std::unique_ptr<Pass> make_pass(const std::string& name, const PassOptions& opti
 }
 
 std::vector<std::string> default_pipeline() {
-  return {"infer",     "noop",           "algebraic", "fold", "chains", "cse",
-          "fuse-gemm", "fuse-layernorm", "fuse-gelu", "noop", "dce"};
+  return {"infer", "noop",      "algebraic",      "shape-fold", "fold", "chains",
+          "cse",   "fuse-gemm", "fuse-layernorm", "fuse-gelu",  "noop", "dce"};
 }
 
 }  // namespace oxs::rewrite
