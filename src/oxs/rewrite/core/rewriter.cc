@@ -75,7 +75,8 @@ void Rewriter::infer(ir::Node& n) {
   try {
     inferencer_->infer_node(n, &imports(*n.graph()));
   } catch (const Error& e) {
-    throw Error(ErrorKind::Internal,
+    // A rule's fault, and rules come from users too (--rules): Invalid, not Internal.
+    throw Error(ErrorKind::Invalid,
                 (current_rule_.empty() ? std::string("a rewrite") : "rule " + current_rule_) +
                     " created an invalid node " + ir::print_node_line(n) + ": " + e.message());
   }
