@@ -209,6 +209,29 @@ TEST(OptCommand, ConfigFileWithARuleFileIsVerified) {
   EXPECT_FALSE(fs::exists(dir / "out.onnx"));
 }
 
+TEST(OptCommand, InputDirFeedsVerification) {
+  fs::path dir = fs::path(::testing::TempDir()) / "oxs_opt_inputs";
+  fs::create_directories(dir / "in");
+  auto m = parse_model(kTwoAdds);
+  onnx::save(m, (dir / "m.onnx").string());
+  // x = -1 everywhere: Relu(x) is 0, so Add(same, y) and Add(same, same)
+  // differ only through y; with y = 0 BreakAdds changes nothing visible.
+  std::vector<float> minus(6, -1.0f), zeros(6, 0.0f);
+  eval::write_npy((dir / "in" / "x.npy").string(),
+                  eval::Tensor::of<float>(ir::DataType::Float, {2, 3}, minus));
+  eval::write_npy((dir / "in" / "y.npy").string(),
+                  eval::Tensor::of<float>(ir::DataType::Float, {2, 3}, zeros));
+  int code = 0;
+  std::string out = eval::ort_test::shell(
+      oxs() + " opt " + (dir / "m.onnx").string() + " -q -o " + (dir / "out.onnx").string() +
+          " --passes break-adds --verify equality --input-dir " + (dir / "in").string(),
+      &code);
+  // On these inputs the wrong pass is invisible (random inputs catch it above):
+  // verification is only as good as its data, and the data came from the dir.
+  EXPECT_EQ(code, 0) << out;
+  EXPECT_NE(out.find("verified (equality)"), std::string::npos) << out;
+}
+
 TEST(OptCommand, ListAndExplain) {
   int code = 0;
   std::string out = eval::ort_test::shell(oxs() + " opt --list", &code);

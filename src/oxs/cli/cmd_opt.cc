@@ -42,6 +42,7 @@ struct OptArgs {
   std::string explain_at;
   std::vector<std::string> rules;
   std::string config;
+  std::string input_dir;
 };
 
 std::pair<std::string, std::string> split_eq(const std::string& s, const char* flag) {
@@ -178,6 +179,24 @@ int run_opt(const OptArgs& args) {
   for (const auto& [name, file] : config.inputs) {
     input_args.push_back(name + "=" + (config_dir / file).string());
   }
+  if (!args.input_dir.empty()) {
+    // A directory of <input name>.npy files (what `oxs run -o DIR` writes for outputs).
+    if (!std::filesystem::is_directory(args.input_dir)) {
+      throw Error(ErrorKind::Usage, "--input-dir '" + args.input_dir + "' is not a directory");
+    }
+    size_t found = 0;
+    for (const ir::Value* v : model.graph->inputs()) {
+      auto file = std::filesystem::path(args.input_dir) / (v->name() + ".npy");
+      if (std::filesystem::exists(file)) {
+        input_args.push_back(v->name() + "=" + file.string());
+        ++found;
+      }
+    }
+    if (found == 0) {
+      throw Error(ErrorKind::Usage, "--input-dir '" + args.input_dir +
+                                        "' holds no <input>.npy for any input of the model");
+    }
+  }
   input_args.insert(input_args.end(), args.inputs.begin(), args.inputs.end());
   for (const auto& d : args.dims) {
     auto [name, value] = split_eq(d, "--dim");
@@ -240,6 +259,8 @@ Run setup_opt(CLI::App& app) {
   app.add_flag("--no-bisect", args->no_bisect, "on a verification failure, do not bisect");
   app.add_option("--input,-i", args->inputs,
                  "NAME=FILE.npy or NAME=FILE.pb for verification (others are random)");
+  app.add_option("--input-dir", args->input_dir,
+                 "a directory of <input name>.npy files for verification");
   app.add_option("--dim", args->dims, "SYMBOL=N: size of a symbolic dim for random inputs");
   app.add_option("--seed", args->seed, "seed of the random inputs (default 0)")
       ->each([args](const std::string&) { args->seed_given = true; });
