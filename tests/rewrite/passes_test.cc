@@ -300,3 +300,35 @@ TEST(ShapeFoldPass, KnownDimsBecomeConstantsSymbolicOnesStay) {
 
 }  // namespace
 }  // namespace oxs::rewrite
+
+namespace oxs::rewrite {
+namespace {
+
+TEST(InlinePass, CallsBecomeBodiesWithAttributesBound) {
+  auto m = testing::parse_model(R"(<ir_version: 8, opset_import: ["" : 17, "local" : 1]>
+    g (float[2,3] x) => (float[2,3] y) {
+      t = local.outer <alpha: float = 0.25> (x)
+      y = local.outer <alpha: float = 0.5> (t)
+    }
+    <domain: "local", opset_import: ["" : 17, "local" : 1]>
+    outer <alpha> (a) => (b) {
+      n = Neg(a)
+      b = local.inner <alpha: float = @alpha> (n)
+    }
+    <domain: "local", opset_import: ["" : 17]>
+    inner <alpha> (a) => (b) { b = LeakyRelu <alpha: float = @alpha> (a) })");
+  auto stats = testing::optimize(m, {"inline", "dce"});
+  // Two calls of outer, the two calls of inner they bring, and the call of
+  // inner inside outer's own body (function bodies are rewritten too).
+  EXPECT_EQ(stats[0].applications.at("inline"), 5u);
+  EXPECT_EQ(testing::ops(m), "Neg,LeakyRelu,Neg,LeakyRelu");
+  EXPECT_TRUE(m.functions.empty());
+  std::vector<float> alphas;
+  for (const ir::Node* n : m.graph->nodes()) {
+    if (n->op_type() == "LeakyRelu") alphas.push_back(n->attr("alpha")->f);
+  }
+  EXPECT_EQ(alphas, (std::vector<float>{0.25f, 0.5f}));
+}
+
+}  // namespace
+}  // namespace oxs::rewrite

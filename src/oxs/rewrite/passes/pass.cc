@@ -106,6 +106,8 @@ const std::vector<PassInfo>& pass_catalog() {
        make_fuse_layernorm_pass},
       {"fuse-gelu", "GELU (erf and tanh forms) to Gelu (opset >= 20) or a local function",
        make_fuse_gelu_pass},
+      {"inline", "inline calls of model-local functions (then dce drops unused ones)",
+       make_inline_pass},
       {"break-adds",
        "(a demonstration of a wrong pass) Add(x, y) with x != y becomes Add(x, x); "
        "verification catches it",
