@@ -104,5 +104,21 @@ TEST(FuseGelu, WrongConstantIsNotGelu) {
   EXPECT_EQ(ops(m), "Div,Erf,Add,Mul,Mul");
 }
 
+TEST(FuseAttention, ScaledDotProductAttentionBecomesALocalFunction) {
+  auto m = parse_model(R"(<ir_version: 8, opset_import: ["" : 17]>
+    g (float[2,4,8] q, float[2,4,8] k, float[2,4,8] v) => (float[2,4,8] y) <float scale = {0.35355339}> {
+      kt = Transpose<perm = [0, 2, 1]>(k)
+      s0 = MatMul(q, kt)
+      s = Mul(s0, scale)
+      p = Softmax<axis = -1>(s)
+      y = MatMul(p, v)
+    })");
+  optimize(m, {"infer", "fuse-attention", "dce"}, "equality");
+  EXPECT_EQ(ops(m), "Transpose,ScaledDotProductAttention");
+  ASSERT_EQ(m.functions.size(), 1u);
+  eval::ort_test::check_against_ort(m, "rewrite_attention");
+  EXPECT_EQ(testing::onnx_checker(m, "oxs_attention.onnx"), "");
+}
+
 }  // namespace
 }  // namespace oxs::rewrite
