@@ -2,6 +2,7 @@
 // `oxs opt` on generated models, timed per phase.
 //   oxs_rewrite_bench chain N      x -> [Add(x, 0), Relu, Identity, Mul(x, 1)] * N/4
 //   oxs_rewrite_bench block L      a transformer-style encoder of L layers
+// An optional third argument replaces the default pipeline.
 // Prints one line: nodes_in=.. nodes_out=.. rewrites=.. cpu_s=.. wall_s=..
 // rewrites_per_s=.. ns_per_node=.. and the per-pass CPU seconds.
 #include <sys/resource.h>
@@ -113,8 +114,8 @@ ir::Model block(size_t layers) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 3) {
-    std::fprintf(stderr, "usage: oxs_rewrite_bench chain N | block LAYERS\n");
+  if (argc != 3 && argc != 4) {
+    std::fprintf(stderr, "usage: oxs_rewrite_bench chain N | block LAYERS [PASS,PASS,...]\n");
     return 2;
   }
   try {
@@ -122,7 +123,17 @@ int main(int argc, char** argv) {
     size_t n = std::stoul(argv[2]);
     ir::Model m = kind == "chain" ? chain(n) : block(n);
     std::vector<std::unique_ptr<rw::Pass>> passes;
-    for (const auto& name : rw::default_pipeline()) passes.push_back(rw::make_pass(name));
+    std::vector<std::string> names = rw::default_pipeline();
+    if (argc == 4) {
+      names.clear();
+      std::string list = argv[3];
+      for (size_t b = 0, e; b <= list.size(); b = e + 1) {
+        e = list.find(',', b);
+        if (e == std::string::npos) e = list.size();
+        names.push_back(list.substr(b, e - b));
+      }
+    }
+    for (const auto& name : names) passes.push_back(rw::make_pass(name));
     size_t in = rw::count_nodes(m);
     double c0 = cpu_seconds();
     auto w0 = std::chrono::steady_clock::now();

@@ -7,7 +7,11 @@
 // to fail after optimization, and one that passes is a stale entry that
 // fails the run.
 //
+// With --save DIR every optimized model that passes is also written to
+// DIR/<suite>__<test>.onnx (for onnx's checker: tests/rewrite/check_models.py).
+//
 // usage: rewrite_backend DATA_DIR EVAL_EXCLUSIONS OWN_EXCLUSIONS [--filter SUBSTRING] [--verbose]
+//        [--save DIR]
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -67,7 +71,7 @@ eval::Value unwrap(const eval::Value& v, const eval::Value& like) {
   return v;
 }
 
-std::string run_test(const fs::path& dir, size_t* rewrites) {
+std::string run_test(const fs::path& dir, size_t* rewrites, const std::string& save_as) {
   ir::Model model = oxs::onnx::load((dir / "model.onnx").string());
   std::vector<std::unique_ptr<rw::Pass>> passes;
   for (const auto& name : rw::default_pipeline()) passes.push_back(rw::make_pass(name));
@@ -120,6 +124,7 @@ std::string run_test(const fs::path& dir, size_t* rewrites) {
       if (!f.ok) return set.filename().string() + " output '" + f.output + "': " + f.problem;
     }
   }
+  if (!save_as.empty()) oxs::onnx::save(model, save_as);
   return {};
 }
 
@@ -147,12 +152,13 @@ int main(int argc, char** argv) {
                  "[--verbose]\n";
     return 2;
   }
-  std::string filter;
+  std::string filter, save_dir;
   bool verbose = false;
   for (int i = 4; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--filter" && i + 1 < argc) filter = argv[++i];
     if (a == "--verbose") verbose = true;
+    if (a == "--save" && i + 1 < argc) save_dir = argv[++i];
   }
   try {
     auto eval_excluded = read_exclusions(argv[2]);
@@ -173,7 +179,14 @@ int main(int argc, char** argv) {
         if (!filter.empty() && id.find(filter) == std::string::npos) continue;
         std::string err;
         try {
-          err = run_test(dir, &rewrites);
+          std::string save_as;
+          if (!save_dir.empty()) {
+            fs::create_directories(save_dir);
+            save_as = (fs::path(save_dir) /
+                       (std::string(suite) + "__" + dir.filename().string() + ".onnx"))
+                          .string();
+          }
+          err = run_test(dir, &rewrites, save_as);
         } catch (const oxs::Error& e) {
           err = e.describe();
         } catch (const std::exception& e) {

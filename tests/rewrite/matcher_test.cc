@@ -181,3 +181,47 @@ TEST(Explain, SaysWhenTheRuleApplies) {
 
 }  // namespace
 }  // namespace oxs::rewrite
+
+namespace oxs::rewrite {
+namespace {
+
+TEST(PatternRule, MultiOutputNodesAndMultiOutputPatterns) {
+  // Concat(Split(x)) over the same axis is x; the pattern's second output
+  // (the Split's first part, read outside the pattern too) is replaced as well.
+  auto m = testing::parse_model(R"(<ir_version: 8, opset_import: ["" : 17]>
+    g (float[4,2] x) => (float[4,2] y, float[2,2] z) {
+      a, b = Split<axis = 0>(x)
+      y = Concat<axis = 0>(a, b)
+      z = Relu(a)
+    })");
+  std::vector<std::unique_ptr<Rule>> rules;
+  rules.push_back(make_rule(
+      "ConcatOfSplit",
+      [](Pattern& p, OpBuilder& op) -> std::vector<PVal> {
+        NodeOptions two;
+        two.num_outputs = 2;
+        auto parts = p.node("Split", {p.var("x")}, {AttrPattern::equals_int("axis", 0)}, two);
+        return {op.call("Concat", {parts[0], parts[1]}, {AttrPattern::equals_int("axis", 0)}),
+                parts[0]};
+      },
+      nullptr,
+      [](RewriteContext& ctx) {
+        ir::Value* x = ctx.match().var("x");
+        std::vector<ir::Attr> attrs;
+        attrs.push_back(ir::Attr::of_int("axis", 0));
+        auto parts = ctx.ops("Split", {x}, std::move(attrs), 2);
+        return std::vector<ir::Value*>{x, parts[0]};
+      }));
+  std::vector<std::unique_ptr<Pass>> passes;
+  passes.push_back(std::make_unique<RuleSetPass>("concat-split", "test", std::move(rules)));
+  PipelineOptions o;
+  o.verify = VerifySpec::parse("equality");
+  auto stats = run_pipeline(m, passes, o);
+  EXPECT_EQ(stats[0].total_applications, 1u);
+  // y is x under y's name (an Identity), z reads the new Split.
+  EXPECT_EQ(testing::ops(m), "Split,Identity,Relu");
+  EXPECT_EQ(m.graph->outputs()[0]->name(), "y");
+}
+
+}  // namespace
+}  // namespace oxs::rewrite

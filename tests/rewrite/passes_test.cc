@@ -269,3 +269,66 @@ TEST(PassCatalog, UnknownPassSuggestsAName) {
 
 }  // namespace
 }  // namespace oxs::rewrite
+
+namespace oxs::rewrite {
+namespace {
+
+TEST(ShapeFoldPass, KnownDimsBecomeConstantsSymbolicOnesStay) {
+  auto m = testing::parse_model(R"(<ir_version: 8, opset_import: ["" : 17]>
+    g (float[N,3,4] x, float[2,3] y) => (int64[3] s, int64 d1, int64 d0, int64 n) {
+      s0 = Shape(x)
+      s = Identity(s0)
+      one = Constant<value = int64 {1}>()
+      zero = Constant<value = int64 {0}>()
+      g1 = Gather(s0, one)
+      d1 = Identity(g1)
+      g0 = Gather(s0, zero)
+      d0 = Identity(g0)
+      z = Size(y)
+      n = Identity(z)
+    })");
+  auto stats = testing::optimize(m, {"shape-fold", "dce"});
+  // Shape(x) stays (N is symbolic); Gather of dim 1 (3) and Size(y) (6) fold.
+  EXPECT_EQ(stats[0].applications.at("shape-fold.GatherShape"), 1u);
+  EXPECT_EQ(stats[0].applications.at("shape-fold.Size"), 1u);
+  EXPECT_EQ(stats[0].applications.count("shape-fold.Shape"), 0u);
+  EXPECT_EQ(testing::ops(m), "Shape,Identity,Constant,Identity,Gather,Identity,Identity");
+  const ir::Value* d1 = m.graph->outputs()[1]->producer()->input(0);
+  ASSERT_TRUE(d1->const_value());
+  EXPECT_EQ(d1->const_value()->data<int64_t>()[0], 3);
+}
+
+}  // namespace
+}  // namespace oxs::rewrite
+
+namespace oxs::rewrite {
+namespace {
+
+TEST(InlinePass, CallsBecomeBodiesWithAttributesBound) {
+  auto m = testing::parse_model(R"(<ir_version: 8, opset_import: ["" : 17, "local" : 1]>
+    g (float[2,3] x) => (float[2,3] y) {
+      t = local.outer <alpha: float = 0.25> (x)
+      y = local.outer <alpha: float = 0.5> (t)
+    }
+    <domain: "local", opset_import: ["" : 17, "local" : 1]>
+    outer <alpha> (a) => (b) {
+      n = Neg(a)
+      b = local.inner <alpha: float = @alpha> (n)
+    }
+    <domain: "local", opset_import: ["" : 17]>
+    inner <alpha> (a) => (b) { b = LeakyRelu <alpha: float = @alpha> (a) })");
+  auto stats = testing::optimize(m, {"inline", "dce"});
+  // Two calls of outer, the two calls of inner they bring, and the call of
+  // inner inside outer's own body (function bodies are rewritten too).
+  EXPECT_EQ(stats[0].applications.at("inline"), 5u);
+  EXPECT_EQ(testing::ops(m), "Neg,LeakyRelu,Neg,LeakyRelu");
+  EXPECT_TRUE(m.functions.empty());
+  std::vector<float> alphas;
+  for (const ir::Node* n : m.graph->nodes()) {
+    if (n->op_type() == "LeakyRelu") alphas.push_back(n->attr("alpha")->f);
+  }
+  EXPECT_EQ(alphas, (std::vector<float>{0.25f, 0.5f}));
+}
+
+}  // namespace
+}  // namespace oxs::rewrite

@@ -111,6 +111,10 @@ TEST(ScriptRules, BadRuleFilesAreClearErrors) {
                "bad.py:11:12", "check: unsupported expression");
   expect_error(head + "@script()\ndef pattern(x):\n    return op.Relu(x\n", "bad.py:7", "");
   expect_error(head +
+                   "@script()\ndef pattern(x):\n    return op.Relu(x)\n\n\n"
+                   "@script()\ndef rewrite(x):\n    return op.Relu(x), op.Neg(x)\n",
+               "bad.py:11:5", "rewrite returns 2 value(s) but pattern returns 1");
+  expect_error(head +
                    "@script()\ndef pattern(x):\n    return op.Reluu(x)\n\n\n"
                    "@script()\ndef rewrite(x):\n    return op.Relu(x)\n",
                "bad.py:7", "Reluu");

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <onnx/defs/parser.h>
 
+#include <cstdio>
 #include <memory>
 #include <string>
 #include <vector>
@@ -40,6 +41,22 @@ inline std::string ops(const ir::Model& m) {
   std::string s;
   for (const ir::Node* n : m.graph->nodes()) s += (s.empty() ? "" : ",") + n->op_type();
   return s;
+}
+
+// Saves `m` under the test temp dir as `file` and runs onnx's checker
+// (full_check) on it; "" when it passes, else the checker's output.
+inline std::string onnx_checker(const ir::Model& m, const std::string& file) {
+  std::string path = ::testing::TempDir() + "/" + file;
+  onnx::save(m, path);
+  std::string cmd = "/usr/bin/python3 -c \"import onnx; onnx.checker.check_model(onnx.load('" +
+                    path + "'), full_check=True)\" 2>&1";
+  FILE* p = popen(cmd.c_str(), "r");
+  std::string out;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
+  int status = pclose(p);
+  return status == 0 ? "" : out.empty() ? "checker failed" : out;
 }
 
 }  // namespace oxs::rewrite::testing

@@ -16,6 +16,7 @@
 #include "oxs/cli/run_values.h"
 #include "oxs/ir/error.h"
 #include "oxs/onnx/model_io.h"
+#include "oxs/rewrite/config/config.h"
 #include "oxs/rewrite/driver/explain.h"
 #include "oxs/rewrite/passes/manager.h"
 #include "oxs/rewrite/rules/script_rules.h"
@@ -35,10 +36,13 @@ struct OptArgs {
   std::vector<std::string> inputs;
   std::vector<std::string> dims;
   uint64_t seed = 0;
+  bool seed_given = false;
   std::string keep_dir;
   std::string explain_rule;
   std::string explain_at;
   std::vector<std::string> rules;
+  std::string config;
+  std::string input_dir;
 };
 
 std::pair<std::string, std::string> split_eq(const std::string& s, const char* flag) {
@@ -114,10 +118,29 @@ void print_stats(const std::vector<rewrite::PassStats>& all) {
 int run_opt(const OptArgs& args) {
   if (args.list) return list_passes();
   if (args.model.empty()) throw Error(ErrorKind::Usage, "opt: give the MODEL to optimize");
-  // Rule files first: a broken one is reported before the model is read.
+  // The config and rule files first: a broken one is reported before the
+  // model is read.
+  rewrite::OptConfig config;
+  std::filesystem::path config_dir;
+  if (!args.config.empty()) {
+    if (!args.passes.empty())
+      throw Error(ErrorKind::Usage, "give the passes with -c or --passes, not both");
+    config = rewrite::parse_config(args.config, read_text(args.config));
+    config_dir = std::filesystem::path(args.config).parent_path();
+  }
   std::vector<std::unique_ptr<rewrite::Rule>> file_rules;
   std::vector<std::unique_ptr<rewrite::Pass>> passes;
   for (const auto& path : args.rules) {
+    std::string text = read_text(path);
+    file_rules.push_back(rewrite::load_script_rule(path, text));
+    passes.push_back(rewrite::make_script_rule_pass(path, text));
+  }
+  for (const rewrite::ConfigPass& cp : config.passes) {
+    if (cp.rules_file.empty()) {
+      passes.push_back(rewrite::make_pass(cp.name, cp.options));
+      continue;
+    }
+    std::string path = (config_dir / cp.rules_file).string();
     std::string text = read_text(path);
     file_rules.push_back(rewrite::load_script_rule(path, text));
     passes.push_back(rewrite::make_script_rule_pass(path, text));
@@ -140,14 +163,41 @@ int run_opt(const OptArgs& args) {
     return kExitOk;
   }
   if (args.output.empty()) throw Error(ErrorKind::Usage, "opt: give the output file with -o OUT");
-  // With --rules alone only the rules run; --passes adds passes after them.
-  if (args.rules.empty() || !args.passes.empty()) {
+  // With --rules (or a config's passes) alone only those run; --passes adds
+  // passes after them; with neither, the default pipeline.
+  if ((args.rules.empty() && config.passes.empty()) || !args.passes.empty()) {
     for (auto& p : parse_passes(args.passes)) passes.push_back(std::move(p));
   }
+  // The command line overrides the config.
   rewrite::PipelineOptions options;
-  if (!args.verify.empty()) options.verify = rewrite::VerifySpec::parse(args.verify);
-  options.bisect = !args.no_bisect;
-  options.inputs.seed = args.seed;
+  std::string verify = args.verify.empty() ? config.verify : args.verify;
+  if (!verify.empty()) options.verify = rewrite::VerifySpec::parse(verify);
+  options.bisect = !args.no_bisect && config.bisect.value_or(true);
+  options.inputs.seed = args.seed_given ? args.seed : config.seed.value_or(args.seed);
+  options.inputs.dims = config.dims;
+  std::vector<std::string> input_args;
+  for (const auto& [name, file] : config.inputs) {
+    input_args.push_back(name + "=" + (config_dir / file).string());
+  }
+  if (!args.input_dir.empty()) {
+    // A directory of <input name>.npy files (what `oxs run -o DIR` writes for outputs).
+    if (!std::filesystem::is_directory(args.input_dir)) {
+      throw Error(ErrorKind::Usage, "--input-dir '" + args.input_dir + "' is not a directory");
+    }
+    size_t found = 0;
+    for (const ir::Value* v : model.graph->inputs()) {
+      auto file = std::filesystem::path(args.input_dir) / (v->name() + ".npy");
+      if (std::filesystem::exists(file)) {
+        input_args.push_back(v->name() + "=" + file.string());
+        ++found;
+      }
+    }
+    if (found == 0) {
+      throw Error(ErrorKind::Usage, "--input-dir '" + args.input_dir +
+                                        "' holds no <input>.npy for any input of the model");
+    }
+  }
+  input_args.insert(input_args.end(), args.inputs.begin(), args.inputs.end());
   for (const auto& d : args.dims) {
     auto [name, value] = split_eq(d, "--dim");
     try {
@@ -159,7 +209,7 @@ int run_opt(const OptArgs& args) {
       throw Error(ErrorKind::Usage, "--dim " + d + ": the size must be a non-negative integer");
     }
   }
-  for (const auto& a : args.inputs) {
+  for (const auto& a : input_args) {
     auto [name, path] = split_eq(a, "--input");
     const ir::Value* decl = nullptr;
     for (const ir::Value* v : model.graph->inputs()) {
@@ -209,8 +259,13 @@ Run setup_opt(CLI::App& app) {
   app.add_flag("--no-bisect", args->no_bisect, "on a verification failure, do not bisect");
   app.add_option("--input,-i", args->inputs,
                  "NAME=FILE.npy or NAME=FILE.pb for verification (others are random)");
+  app.add_option("--input-dir", args->input_dir,
+                 "a directory of <input name>.npy files for verification");
   app.add_option("--dim", args->dims, "SYMBOL=N: size of a symbolic dim for random inputs");
-  app.add_option("--seed", args->seed, "seed of the random inputs (default 0)");
+  app.add_option("--seed", args->seed, "seed of the random inputs (default 0)")
+      ->each([args](const std::string&) { args->seed_given = true; });
+  app.add_option("-c,--config", args->config,
+                 "a YAML file naming passes (with options and rule files), verification, inputs");
   app.add_option("--keep-intermediates", args->keep_dir, "write the model after each pass to DIR");
   app.add_option("--rules", args->rules,
                  "an ONNX Script rule file (pattern/check/rewrite functions; repeatable); run "
@@ -222,6 +277,7 @@ Run setup_opt(CLI::App& app) {
       "  oxs opt model.onnx -o out.onnx --passes fold,cse,dce --verify tolerance=1e-5,1e-6\n"
       "  oxs opt model.onnx -o out.onnx --passes break-adds --verify equality\n"
       "  oxs opt model.onnx -o out.onnx --rules BreakAdds.py --verify equality\n"
+      "  oxs opt model.onnx -o out.onnx -c opt.yaml\n"
       "  oxs opt model.onnx --explain algebraic.MulOne --at mul_3\n  oxs opt --list\n");
   return [args] { return run_opt(*args); };
 }

@@ -75,7 +75,8 @@ void Rewriter::infer(ir::Node& n) {
   try {
     inferencer_->infer_node(n, &imports(*n.graph()));
   } catch (const Error& e) {
-    throw Error(ErrorKind::Internal,
+    // A rule's fault, and rules come from users too (--rules): Invalid, not Internal.
+    throw Error(ErrorKind::Invalid,
                 (current_rule_.empty() ? std::string("a rewrite") : "rule " + current_rule_) +
                     " created an invalid node " + ir::print_node_line(n) + ": " + e.message());
   }
@@ -171,6 +172,16 @@ size_t Rewriter::remove_unused_initializers(ir::Graph& g) {
   g.remove_initializers_if(
       [](ir::Value* v) { return !v->has_uses() && !v->is_graph_input() && !v->is_graph_output(); });
   return before - g.initializers().size();
+}
+
+const ir::Function& Rewriter::ensure_function(
+    const std::string& domain, const std::string& name,
+    const std::function<std::unique_ptr<ir::Function>()>& make) {
+  if (const ir::Function* f = model_.find_function(domain, name)) return *f;
+  ir::Function& f = model_.functions.push_back(make());
+  function_of_[f.body.get()] = &f;
+  if (!ir::find_opset(model_.opset_imports, domain)) model_.opset_imports.push_back({domain, 1});
+  return f;
 }
 
 size_t Rewriter::remove_functions_if(const std::function<bool(const ir::Function&)>& unused) {

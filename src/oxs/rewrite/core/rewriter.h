@@ -95,6 +95,10 @@ class Rewriter {
   // Removes the initializers of `g` that nothing reads (and that are no
   // graph input or output); returns how many.
   size_t remove_unused_initializers(ir::Graph& g);
+  // The model-local function (domain, name), made by `make` the first time
+  // it is asked for; the model then imports `domain` at version 1.
+  const ir::Function& ensure_function(const std::string& domain, const std::string& name,
+                                      const std::function<std::unique_ptr<ir::Function>()>& make);
   // Removes model-local functions for which `unused` holds; returns how many.
   size_t remove_functions_if(const std::function<bool(const ir::Function&)>& unused);
 

@@ -1,10 +1,11 @@
 #include "oxs/rewrite/driver/greedy.h"
 
+#include "oxs/rewrite/driver/pointer_set.h"
+
 #include <algorithm>
 #include <deque>
 #include <string_view>
 #include <unordered_map>
-#include <unordered_set>
 
 namespace oxs::rewrite {
 
@@ -39,10 +40,10 @@ using RuleIndex = std::unordered_map<std::string, std::vector<Rule*>, StringHash
 
 class Worklist : public RewriteListener {
  public:
-  explicit Worklist(size_t expected) { queued_.reserve(expected); }
+  explicit Worklist(size_t expected) : queued_(expected) {}
   void push(ir::Node& n) {
     if (n.is_erased()) return;
-    if (queued_.insert(&n).second) queue_.push_back(&n);
+    if (queued_.insert(&n)) queue_.push_back(&n);
   }
   ir::Node* pop() {
     while (!queue_.empty()) {
@@ -78,7 +79,7 @@ class Worklist : public RewriteListener {
 
  private:
   std::deque<ir::Node*> queue_;
-  std::unordered_set<ir::Node*> queued_;
+  PointerSet queued_;
 };
 
 }  // namespace

@@ -95,10 +95,22 @@ const std::vector<PassInfo>& pass_catalog() {
        make_noop_pass},
       {"fold", "evaluate nodes whose inputs are all constant (size limit; never random ops)",
        make_fold_pass},
+      {"shape-fold", "Shape/Size of static shapes and Gather of known dims to constants",
+       make_shape_fold_pass},
       {"cse", "merge nodes computing the same thing from the same inputs", make_cse_pass},
       {"algebraic", "x*1, x+0, x-0, x/1, Neg(Neg(x)), Not(Not(x)) to x", make_algebraic_pass},
       {"chains", "collapse Transpose/Reshape/Cast chains", make_chain_collapse_pass},
       {"fuse-gemm", "MatMul + Add of 2-D operands to Gemm", make_fuse_gemm_pass},
+      {"fuse-layernorm",
+       "the decomposed LayerNormalization pattern to LayerNormalization (opset >= 17)",
+       make_fuse_layernorm_pass},
+      {"fuse-gelu", "GELU (erf and tanh forms) to Gelu (opset >= 20) or a local function",
+       make_fuse_gelu_pass},
+      {"fuse-attention",
+       "scaled dot-product attention to a local function (not in the default pipeline)",
+       make_fuse_attention_pass},
+      {"inline", "inline calls of model-local functions (then dce drops unused ones)",
+       make_inline_pass},
       {"break-adds",
        "(a demonstration of a wrong pass) Add(x, y) with x != y becomes Add(x, x); "
        "verification catches it",
@@ -120,7 +132,8 @@ std::unique_ptr<Pass> make_pass(const std::string& name, const PassOptions& opti
 }
 
 std::vector<std::string> default_pipeline() {
-  return {"infer", "noop", "algebraic", "fold", "chains", "cse", "fuse-gemm", "noop", "dce"};
+  return {"infer", "noop",      "algebraic",      "shape-fold", "fold", "chains",
+          "cse",   "fuse-gemm", "fuse-layernorm", "fuse-gelu",  "noop", "dce"};
 }
 
 }  // namespace oxs::rewrite

@@ -16,6 +16,11 @@ std::unique_ptr<Pass> make_cse_pass(const PassOptions& o);             // cse.cc
 std::unique_ptr<Pass> make_algebraic_pass(const PassOptions& o);       // algebraic.cc
 std::unique_ptr<Pass> make_chain_collapse_pass(const PassOptions& o);  // chains.cc
 std::unique_ptr<Pass> make_fuse_gemm_pass(const PassOptions& o);       // fuse_gemm.cc
+std::unique_ptr<Pass> make_fuse_layernorm_pass(const PassOptions& o);  // fuse_layernorm.cc
+std::unique_ptr<Pass> make_fuse_gelu_pass(const PassOptions& o);       // fuse_gelu.cc
+std::unique_ptr<Pass> make_shape_fold_pass(const PassOptions& o);      // shape_fold.cc
+std::unique_ptr<Pass> make_inline_pass(const PassOptions& o);          // inline.cc
+std::unique_ptr<Pass> make_fuse_attention_pass(const PassOptions& o);  // fuse_attention.cc
 std::unique_ptr<Pass> make_break_adds_pass(const PassOptions& o);      // break_adds.cc
 
 }  // namespace oxs::rewrite

@@ -332,6 +332,11 @@ std::unique_ptr<Rule> load_script_rule(const std::string& path, const std::strin
               "rewrite's parameter '" + in->name() + "' is not a parameter of pattern");
     }
   }
+  if (data->rewrite->body->outputs().size() != pattern.outputs().size()) {
+    fail_at(*data->file, rewrite_def->name_span,
+            fmt::format("rewrite returns {} value(s) but pattern returns {}",
+                        data->rewrite->body->outputs().size(), pattern.outputs().size()));
+  }
   for (const ir::Node* n : data->rewrite->body->nodes()) {
     if (n->domain() == "this") {
       fail_at(*data->file, rewrite_def->name_span,
