@@ -108,10 +108,13 @@ TEST_F(HostileCli, MaxSecondsStopsAnEndlessLoop) {
 }
 
 TEST_F(HostileCli, CtrlCStopsTheRunCleanly) {
-  pid_t pid = start({});
-  // Let the run get under way (the handler is installed before the model
-  // is even loaded), then press Ctrl-C.
-  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  // With --trace the log grows once the loop runs (stdout is flushed when its
+  // buffer fills): press Ctrl-C then, not before the handler is installed.
+  pid_t pid = start({"--trace"});
+  for (int i = 0; i < 2000 && (!fs::exists(dir_ / "log") || fs::file_size(dir_ / "log") == 0);
+       ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
   kill(pid, SIGINT);
   EXPECT_EQ(wait_exit(pid), 1) << log();
   EXPECT_NE(log().find("interrupted (Ctrl-C)"), std::string::npos) << log();

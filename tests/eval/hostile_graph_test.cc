@@ -188,5 +188,26 @@ TEST(HostileGraph, CallWithMoreInputsThanTheFunctionTakes) {
   expect_build_error(m, {"the_call", "calls function 'F0' with 2 inputs", "takes 1 input"});
 }
 
+TEST(HostileGraph, GradientOfAValueThatDependsOnItself) {
+  // z = Add(dx, x) where dx = Gradient(xs = [x], y = z): differentiating z
+  // re-ran the Gradient node inside itself until the stack ran out.
+  ir::Model m;
+  m.opset_imports = {{"", 17}, {"ai.onnx.preview.training", 1}};
+  ir::Graph& g = *m.graph;
+  ir::Value* x = g.add_input("x", ir::Type::tensor(DataType::Float, ir::Shape{2}));
+  ir::Value* xs[] = {x};
+  ir::Node* grad = g.create_node("Gradient", xs, 1, "ai.onnx.preview.training");
+  grad->set_name("the_gradient");
+  grad->set_attr(ir::Attr::of_strings("xs", {"x"}));
+  grad->set_attr(ir::Attr::of_string("y", "z"));
+  ir::Value* add_in[] = {grad->output(0), x};
+  ir::Node* add = g.create_node("Add", add_in);
+  add->output(0)->set_name("z");
+  g.add_output(add->output(0));
+  std::string text = run_error(m, {}, {{"x", f32({2}, {1, 2})}});
+  EXPECT_NE(text.find("the_gradient"), std::string::npos) << text;
+  EXPECT_NE(text.find("depends on this node's own outputs"), std::string::npos) << text;
+}
+
 }  // namespace
 }  // namespace oxs::eval::hostile

@@ -65,7 +65,7 @@ void loop_k(KernelContext& ctx) {
   std::vector<std::vector<Tensor>> scans(n_scan);
   std::vector<std::vector<Value>> scan_seq(n_scan);
   for (int64_t it = 0; it < max_trip && cond; ++it) {
-    poll_run_limits();
+    poll_run_limits(1024);
     std::vector<Value> in;
     in.push_back(Tensor::of<int64_t>(DataType::Int64, {}, std::vector<int64_t>{it}));
     in.push_back(Tensor::of<bool>(DataType::Bool, {}, std::span<const bool>(&cond, 1)));
@@ -153,7 +153,7 @@ void scan_k(KernelContext& ctx) {
     if (len < 0) len = 0;
     std::vector<std::vector<Tensor>> outs(n_scan_out);
     for (int64_t t = 0; t < len; ++t) {
-      poll_run_limits();
+      poll_run_limits(1024);
       std::vector<Value> in = state;
       for (int64_t j = 0; j < m; ++j) {
         const Tensor& x = xs[size_t(j)];

@@ -177,7 +177,9 @@ void dispatch_bytes(size_t size, F&& f) {
     case 8:
       return f(uint64_t{});
     default:
-      throw Error(ErrorKind::Internal, "unexpected element size");
+      // complex128 (16 bytes) reaches here from a model: not a bug of oxs.
+      throw Error(ErrorKind::Unsupported, "elements of " + std::to_string(size) +
+                                              " bytes (complex128) are not supported here");
   }
 }
 

@@ -280,6 +280,9 @@ void gradient_k(KernelContext& ctx) {
       if (const ir::Value* u = p->input(i); u && seen.insert(u).second) stack.push_back(u);
     }
   }
+  if (slice.count(&ctx.node())) {
+    ctx.fail("Gradient: y ('" + y_name + "') depends on this node's own outputs");
+  }
   std::vector<const ir::Node*> order;
   for (const ir::Node* n : ir::topological_order(*g)) {
     if (slice.count(n)) order.push_back(n);

@@ -425,8 +425,14 @@ void tfidf_k(KernelContext& ctx) {
   float* po = out.mutable_data<float>();
   // No n-gram is longer than the pool's groups or than a row.
   max_n = std::min({max_n, int64_t(counts.size()), std::max<int64_t>(cols, 1)});
+  const int64_t row_work =
+      max_n < min_n
+          ? 1
+          : checked_product(ctx, {cols, max_n - min_n + 1, std::min(max_skip, cols) + 1, max_n},
+                            "the n-gram search");
+  check_work(ctx, {rows, row_work}, "TfIdfVectorizer");
   for (int64_t r = 0; r < rows; ++r) {
-    poll_run_limits();
+    poll_run_limits(row_work);
     std::vector<double> cnt(size_t(out_len), 0);
     for (int64_t n = min_n; n <= max_n; ++n) {
       // A skip of `cols` or more leaves no room for a second item.

@@ -51,7 +51,7 @@ void pool_k(KernelContext& ctx) {
       const T* xp = px + plane * in_n;
       std::fill(oidx.begin(), oidx.end(), 0);
       for (int64_t o = 0; o < P; ++o) {
-        poll_run_limits();
+        poll_run_limits(KN);
         double acc = K == Pool::Max ? -std::numeric_limits<double>::infinity() : 0;
         int64_t best = -1, count = 0, padded_count = 0;
         for (int64_t k = 0; k < KN; ++k) {

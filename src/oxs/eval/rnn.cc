@@ -149,7 +149,7 @@ void recurrent_k(KernelContext& ctx) {
       double* C = K == Cell::Lstm ? cs.data() + (d * batch + bi) * h : nullptr;
       int64_t len = lens[size_t(bi)];
       for (int64_t step = 0; step < len; ++step) {
-        poll_run_limits();
+        poll_run_limits(gates * h * (in + h + 1));
         int64_t t = reverse ? len - 1 - step : step;
         const double* xv = x.data() + (t * batch + bi) * in;
         for (int64_t g = 0; g < gates * h; ++g) {

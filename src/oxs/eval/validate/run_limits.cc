@@ -12,7 +12,8 @@ namespace oxs::eval {
 namespace {
 
 thread_local RunLimits* t_current = nullptr;
-thread_local uint32_t t_poll_count = 0;
+thread_local int64_t t_poll_work = 0;
+constexpr int64_t kPollWork = int64_t{1} << 20;
 std::atomic<bool> g_interrupt{false};
 static_assert(std::atomic<bool>::is_always_lock_free, "set from a signal handler");
 
@@ -80,9 +81,11 @@ RunLimits* current_run_limits() {
   return t_current;
 }
 
-void poll_run_limits() {
+void poll_run_limits(int64_t work) {
   if (!t_current) return;
-  if ((++t_poll_count & 1023u) != 0 && !g_interrupt.load(std::memory_order_relaxed)) return;
+  t_poll_work += work > 0 ? work : 1;
+  if (t_poll_work < kPollWork && !g_interrupt.load(std::memory_order_relaxed)) return;
+  t_poll_work = 0;
   t_current->check();
 }
 

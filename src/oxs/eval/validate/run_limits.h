@@ -48,8 +48,10 @@ class RunLimits {
 RunLimits* current_run_limits();
 
 // Deadline and interrupt check for kernels' outer loops: a no-op outside a
-// run; reads the clock every 1024 calls.
-void poll_run_limits();
+// run. `work` is roughly the steps done since the last call; the clock is
+// read once about 2^20 steps have accumulated (so a loop whose iterations
+// are huge checks every iteration, a tight one rarely).
+void poll_run_limits(int64_t work = 1);
 
 // Asks every run in the process to stop at its next check (async-signal-safe;
 // the CLI's SIGINT handler calls it). clear_interrupt() resets it.
