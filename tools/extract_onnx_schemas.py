@@ -87,8 +87,10 @@ def sections(path):
 def parse_dl(lines, start):
     """<dl><dt>..</dt><dd>..</dd>...</dl> from `start`; returns (items, end)."""
     items = []
-    i = start
+    i = start + 1
     while i < len(lines) and not lines[i].startswith("<dl>"):
+        if lines[i].startswith("#"):  # the next section: this one is empty
+            return items, i - 1
         i += 1
     i += 1
     dt, dd = None, []

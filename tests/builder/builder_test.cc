@@ -230,6 +230,19 @@ concept HasRmsNorm = requires(Opset& o, Var x) {
 static_assert(!HasRmsNorm<oxs::opset22>);
 static_assert(HasRmsNorm<oxs::opset23>);
 
+TEST(TypedApi, FinishStampsTheIrVersionTheOpsetNeeds) {
+  Builder b;
+  oxs::opset23 op(b);
+  Var x = b.input("x", DataType::Float, shape({2}));
+  b.output(op.Relu(x), "y");
+  EXPECT_EQ(b.finish().ir_version, 11);  // ONNX 1.18 introduced opset 23 with IR 11
+  Builder old;
+  oxs::opset17 op17(old);
+  Var z = old.input("z", DataType::Float, shape({2}));
+  old.output(op17.Relu(z), "y");
+  EXPECT_EQ(old.finish().ir_version, 8);
+}
+
 TEST(TypedApi, Opset18SplitAndReduceInferShapes) {
   Builder b;
   oxs::opset18 op(b);

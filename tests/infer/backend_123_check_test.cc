@@ -20,7 +20,11 @@ constexpr const char* kBackend123 = "/work/shared/onnx-backend-1.23/node";
 
 // Test name -> why it cannot pass here.
 const std::map<std::string, std::string>& exclusions() {
-  static const std::map<std::string, std::string> e = {};
+  static const std::map<std::string, std::string> e = {
+      {"test_dft_irfft_opset19",
+       "imports opset 19, so DFT-17 is in force, whose libonnx 1.12 inference refuses "
+       "onesided=1 with inverse=1 (irfft); ONNX 1.23 allows it"},
+  };
   return e;
 }
 

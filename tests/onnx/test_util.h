@@ -3,8 +3,8 @@
 #pragma once
 
 #include <google/protobuf/util/message_differencer.h>
-#include "oxs/onnx/wire/onnx_wire.pb.h"
 #include <unistd.h>
+#include "oxs/onnx/wire/onnx_wire.pb.h"
 
 #include <filesystem>
 #include <fstream>

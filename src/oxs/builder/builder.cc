@@ -3,9 +3,12 @@
 // dumps: dump.cc; cleanups: cleanup.cc; inlining: inline.cc.
 #include "oxs/builder/builder.h"
 
+#include <algorithm>
+
 #include "oxs/builder/shared.h"
 #include "oxs/ir/error.h"
 #include "oxs/ir/verifier.h"
+#include "oxs/schema/ir_version.h"
 
 namespace oxs::builder {
 
@@ -313,6 +316,8 @@ ir::Model Builder::finish(const FinishOptions& options) {
   if (options.inline_functions) inline_functions(m);
   if (options.remove_unused) remove_unused(m, options.remove_identity);
   if (options.verify) ir::verify_or_throw(m);
+  // Opsets 19+ and the IR 9+ element types need a newer IR version.
+  m.ir_version = std::max(m.ir_version, schema::min_ir_version(m));
   graph_ = nullptr;
   history_.clear();
   dedup_.clear();

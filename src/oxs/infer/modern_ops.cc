@@ -129,6 +129,11 @@ bool uses_new_element_types(const ir::Node& n) {
 // Conditions under which a widened version still infers like the old one.
 bool libonnx_rules_apply(const ir::Node& n) {
   const std::string& op = n.op_type();
+  if (op == "AveragePool" || op == "LpPool" || op == "MaxPool") {
+    // ONNX corrected ceil_mode after 1.12 (a last window that would start in
+    // the end padding is dropped); libonnx 1.12 still counts it.
+    if (const ir::Attr* c = n.attr("ceil_mode"); c && c->i != 0) return false;
+  }
   if (op == "AveragePool" || op == "LpPool") {
     // AveragePool-19 and LpPool-18 add dilations (and LpPool ceil_mode).
     if (const ir::Attr* d = n.attr("dilations")) {
@@ -136,7 +141,6 @@ bool libonnx_rules_apply(const ir::Node& n) {
         if (x != 1) return false;
       }
     }
-    if (const ir::Attr* c = n.attr("ceil_mode"); c && op == "LpPool" && c->i != 0) return false;
   }
   if (op == "Resize") {
     // Resize-18 adds axes and keep_aspect_ratio_policy.

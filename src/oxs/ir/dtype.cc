@@ -2,6 +2,7 @@
 
 #include <array>
 #include <cctype>
+#include <cmath>
 #include <limits>
 #include <string>
 
@@ -147,6 +148,47 @@ bool is_integer(DataType t) {
     default:
       return false;
   }
+}
+
+float low_precision_to_float(DataType t, uint8_t bits) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const bool neg = (bits & 0x80) != 0;
+  // (exponent bits, mantissa bits, bias) of the sign/exponent/mantissa formats.
+  int exp_bits = 0, man_bits = 0, bias = 0;
+  switch (t) {
+    case DataType::Float8E4M3FN:
+      if ((bits & 0x7f) == 0x7f) return nan;
+      exp_bits = 4, man_bits = 3, bias = 7;
+      break;
+    case DataType::Float8E4M3FNUZ:
+      if (bits == 0x80) return nan;
+      exp_bits = 4, man_bits = 3, bias = 8;
+      break;
+    case DataType::Float8E5M2:
+      if ((bits & 0x7c) == 0x7c) {
+        return (bits & 0x03) ? nan : (neg ? -1.0f : 1.0f) * std::numeric_limits<float>::infinity();
+      }
+      exp_bits = 5, man_bits = 2, bias = 15;
+      break;
+    case DataType::Float8E5M2FNUZ:
+      if (bits == 0x80) return nan;
+      exp_bits = 5, man_bits = 2, bias = 16;
+      break;
+    case DataType::Float8E8M0:
+      return bits == 0xff ? nan : std::ldexp(1.0f, static_cast<int>(bits) - 127);
+    case DataType::Float4E2M1: {
+      static constexpr float kValues[8] = {0.0f, 0.5f, 1.0f, 1.5f, 2.0f, 3.0f, 4.0f, 6.0f};
+      const float v = kValues[bits & 0x07];
+      return (bits & 0x08) ? -v : v;
+    }
+    default:
+      return nan;
+  }
+  const int e = (bits >> man_bits) & ((1 << exp_bits) - 1);
+  const int m = bits & ((1 << man_bits) - 1);
+  const float frac = static_cast<float>(m) / static_cast<float>(1 << man_bits);
+  const float v = e == 0 ? std::ldexp(frac, 1 - bias) : std::ldexp(1.0f + frac, e - bias);
+  return neg ? -v : v;
 }
 
 bool is_signed(DataType t) {

@@ -74,4 +74,11 @@ bool is_integer(DataType t);   // signed or unsigned of 8 to 64 bits, not bool
 bool is_sub_byte(DataType t);  // Int4, Uint4, Float4E2M1, Int2, Uint2
 bool is_signed(DataType t);
 
+// The value of one 8-bit float (Float8E4M3FN, Float8E4M3FNUZ, Float8E5M2,
+// Float8E5M2FNUZ, Float8E8M0) or of one FLOAT4E2M1 nibble (low 4 bits of
+// `bits`) as a float, by the IR spec's encodings: E4M3FN has no infinity
+// (S.1111.111 is NaN), the FNUZ formats have one NaN (0x80) and no negative
+// zero, E8M0 is 2^(bits-127) with 0xFF NaN. NaN for any other type.
+float low_precision_to_float(DataType t, uint8_t bits);
+
 }  // namespace oxs::ir

@@ -121,6 +121,12 @@ std::string element(DataType t, const std::byte* p) {
       return std::to_string(load<uint64_t>(p));
     case DataType::Bool:
       return load<uint8_t>(p) ? "true" : "false";
+    case DataType::Float8E4M3FN:
+    case DataType::Float8E4M3FNUZ:
+    case DataType::Float8E5M2:
+    case DataType::Float8E5M2FNUZ:
+    case DataType::Float8E8M0:
+      return number(low_precision_to_float(t, load<uint8_t>(p)));
     default:
       return "?";
   }
