@@ -24,8 +24,9 @@ demo: configure
 	cmake --build $(BUILD) -j $(JOBS) --target oxs
 	./scripts/demo $(BUILD)/oxs
 
+# `make test ROOM=eval` runs one room's tests (its ctest label).
 test: build
-	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) $(if $(ROOM),-L '^$(ROOM)$$')
 
 bench: build
 	./bench/run $(BUILD)

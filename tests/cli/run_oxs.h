@@ -58,7 +58,8 @@ class TempDir {
   std::string path_;
 };
 
-inline RunResult run_oxs(const std::vector<std::string>& args) {
+// With `cwd`, the binary runs in that directory.
+inline RunResult run_oxs(const std::vector<std::string>& args, const std::string& cwd = "") {
   TempDir dir;
   const std::string out_path = dir.file("stdout"), err_path = dir.file("stderr");
   posix_spawn_file_actions_t actions;
@@ -67,7 +68,9 @@ inline RunResult run_oxs(const std::vector<std::string>& args) {
                                    0644);
   posix_spawn_file_actions_addopen(&actions, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
                                    0644);
-  const std::string bin = oxs_bin();
+  if (!cwd.empty()) posix_spawn_file_actions_addchdir_np(&actions, cwd.c_str());
+  std::string bin = oxs_bin();
+  if (!cwd.empty()) bin = std::filesystem::absolute(bin).string();
   std::vector<std::string> storage{bin};
   storage.insert(storage.end(), args.begin(), args.end());
   std::vector<char*> argv;

@@ -7,6 +7,7 @@
 
 #include "oxs/cli/command.h"
 #include "oxs/cli/format.h"
+#include "oxs/cli/json_out.h"
 #include "oxs/ir/verifier.h"
 #include "oxs/onnx/model_io.h"
 #include "oxs/schema/conformance.h"
@@ -18,6 +19,7 @@ struct CheckArgs {
   std::string path;
   bool no_shape_inference = false;
   bool lenient = false;
+  bool json = false;
 };
 
 int64_t count_nodes(const ir::Graph& g) {
@@ -42,9 +44,21 @@ std::string opset_summary(const ir::Model& m) {
 int run_check(const CheckArgs& args) {
   ir::Model model = onnx::load(args.path);
   size_t problems = 0;
+  Json issues = Json::array();
+  // One problem (or a note): a line on stderr, or an entry of the JSON list.
+  // `where` is the verifier's place (a node, a graph), or libonnx's stage.
+  auto emit = [&](const char* severity, const char* stage, const std::string& where,
+                  const std::string& message) {
+    if (args.json) {
+      issues.push_back(
+          {{"severity", severity}, {"stage", stage}, {"where", where}, {"message", message}});
+    } else {
+      fmt::print(stderr, "oxs: {}: {}: {}: {}\n", severity, args.path, where, message);
+    }
+    if (std::string(severity) == "error") ++problems;
+  };
   for (const ir::VerifyIssue& issue : ir::verify(model)) {
-    fmt::print(stderr, "oxs: error: {}: {}: {}\n", args.path, issue.where, issue.message);
-    ++problems;
+    emit("error", "verifier", issue.where, issue.message);
   }
   schema::ConformanceOptions options;
   options.model_dir = directory_of(args.path);
@@ -53,12 +67,19 @@ int run_check(const CheckArgs& args) {
   for (const schema::ConformanceIssue& issue : schema::check_conformance(model, options)) {
     // Our own op lookup, or one of libonnx's stages.
     const std::string stage = issue.stage == "schema" ? "op schema" : "onnx " + issue.stage;
-    if (issue.limitation) {
-      fmt::print(stderr, "oxs: note: {}: {}: {}\n", args.path, stage, issue.message);
-      continue;
-    }
-    fmt::print(stderr, "oxs: error: {}: {}: {}\n", args.path, stage, issue.message);
-    ++problems;
+    emit(issue.limitation ? "note" : "error", issue.stage == "schema" ? "schema" : "onnx", stage,
+         issue.message);
+  }
+  if (args.json) {
+    Json j = json_document("check");
+    j["file"] = args.path;
+    j["valid"] = problems == 0;
+    j["nodes"] = count_nodes(*model.graph);
+    j["opset"] = opset_summary(model);
+    j["problems"] = problems;
+    j["issues"] = issues;
+    print_json(j);
+    return problems ? kExitProblem : kExitOk;
   }
   if (problems) {
     fmt::print(stderr, "oxs: error: {}: {} problem{} found\n", args.path, problems,
@@ -76,6 +97,7 @@ Run setup_check(CLI::App& app) {
                "skip libonnx's shape inference (run only the verifier and the checker)");
   app.add_flag("--lenient", args->lenient,
                "shape inference reports only conflicts, not nodes it cannot infer");
+  app.add_flag("--json", args->json, "print the result as JSON on stdout (schema: docs/json.md)");
   app.footer(
       "Runs oxs's structural verifier (SSA, definitions before use, subgraph scopes), then\n"
       "libonnx's checker (ops against their schemas) and strict shape inference.\n"
