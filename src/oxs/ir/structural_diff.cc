@@ -117,8 +117,8 @@ std::string number_text(double v) {
 }
 
 // Compares every element of two tensors of one type and shape. Floats use
-// the tolerance; integers compare exactly (64-bit ones by bits, so that
-// values beyond 2^53 are not confused).
+// the tolerance when there is one; everything else compares bit patterns (so
+// 64-bit integers beyond 2^53 are not confused, and -0 differs from 0).
 TensorDelta element_delta(const Tensor& a, const Tensor& b, const DiffOptions& o) {
   TensorDelta d;
   const bool strings = a.dtype() == DataType::String;
@@ -132,11 +132,11 @@ TensorDelta element_delta(const Tensor& a, const Tensor& b, const DiffOptions& o
     std::optional<double> x, y;
     if (strings) {
       same = a.strings[i] == b.strings[i];
-    } else if (is_float) {
+    } else if (is_float && tolerant(o)) {
       x = element_as_double(a, i);
       y = element_as_double(b, i);
       same = !x || close(*x, *y, o);
-    } else {
+    } else {  // bit patterns (zero tolerance: -0 and 0 differ, as in same_value)
       same = std::memcmp(ab.data() + i * esize, bb.data() + i * esize, esize) == 0;
       if (!same) x = element_as_double(a, i), y = element_as_double(b, i);
     }
@@ -184,8 +184,8 @@ bool tensors_equal(const Tensor& a, const Tensor& b, const DiffOptions& o, std::
   }
   TensorDelta d = element_delta(a, b, o);
   if (d.differing == 0) {
-    if (is_float || a.dtype() == DataType::String) return true;
-    *why = "tensor contents differ";  // e.g. a different encoding of the same shape
+    if (is_float && tolerant(o)) return true;
+    *why = "tensor contents differ";  // same elements, other bytes (e.g. string encoding)
     return false;
   }
   std::string index;

@@ -18,7 +18,7 @@ test ! -e "$prefix/include/oxs/cli"
 man=$prefix/share/man/man1/oxs.1
 grep -q '^\.TH OXS' "$man" || { echo "no man page header in $man"; exit 1; }
 grep -q 'Validate a model' "$man" || { echo "the man page lacks the command list"; exit 1; }
-grep -q 'Example' "$man" || { echo "the man page lacks the commands' help"; exit 1; }
+grep -q 'save\\-intermediates' "$man" || { echo "the man page lacks the commands' options"; exit 1; }
 grep -q 'complete -o filenames -o bashdefault -F _oxs oxs' \
   "$prefix/share/bash-completion/completions/oxs"
 
