@@ -16,12 +16,7 @@ std::string complete(const std::string& script, const std::string& words, int cw
   const std::string cmd = "cd '" + cwd + "' && bash --norc --noprofile -c 'source " + script +
                           "; COMP_WORDS=(" + words + "); COMP_CWORD=" + std::to_string(cword) +
                           "; _oxs; echo \"${COMPREPLY[*]}\"' 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  std::string out;
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) out.append(buf.data(), n);
-  pclose(p);
+  std::string out = shell_output(cmd);
   while (!out.empty() && out.back() == '\n') out.pop_back();
   return out;
 }

@@ -23,13 +23,7 @@ const std::string kMlp = source_path("examples/models/mlp.onnx");
 std::string python(const std::string& script, const std::vector<std::string>& args) {
   std::string cmd = "/usr/bin/python3 -c '" + script + "'";
   for (const auto& a : args) cmd += " '" + a + "'";
-  FILE* p = popen((cmd + " 2>&1").c_str(), "r");
-  std::string out;
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) out.append(buf.data(), n);
-  pclose(p);
-  return out;
+  return shell_output(cmd + " 2>&1");
 }
 
 // "name: dims" of every value_info entry, sorted, as onnx reads the file.

@@ -55,13 +55,9 @@ Shell bash(const std::string& command, const std::string& cwd) {
   for (char c : command) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
   const std::string cmd =
       "cd '" + cwd + "' && PATH='" + bin_dir + "':$PATH bash -c '" + quoted + "' 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  std::string out;
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) out.append(buf.data(), n);
-  const int status = pclose(p);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+  int code = 0;
+  std::string out = shell_output(cmd, &code);
+  return {code, out};
 }
 
 TEST(CliReadme, EveryExampleRunsInOrderAndPrintsWhatItShows) {

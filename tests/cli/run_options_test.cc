@@ -163,13 +163,7 @@ TEST(CliRunOptions, TraceJsonHasEveryValueOfTheMainGraph) {
 TEST(CliRunOptions, ProgressLineOnlyOnATerminal) {
   const std::string cmd = oxs_bin() + " run " + kMlp + " --random --dim N=2";
   auto on_tty = [](const std::string& command) {
-    FILE* p = popen(("script -qec '" + command + "' /dev/null 2>&1").c_str(), "r");
-    std::string out;
-    char buf[4096];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
-    pclose(p);
-    return out;
+    return shell_output("script -qec '" + command + "' /dev/null 2>&1");
   };
   std::string out = on_tty(cmd);
   EXPECT_TRUE(contains(out, "\roxs run: node 1/4 Gemm 'fc1'")) << out;

@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -87,6 +88,20 @@ inline RunResult run_oxs(const std::vector<std::string>& args, const std::string
   r.out = slurp(out_path);
   r.err = slurp(err_path);
   return r;
+}
+
+// Runs `command` through /bin/sh; returns its stdout (add 2>&1 for stderr)
+// and, in `code`, its exit code.
+inline std::string shell_output(const std::string& command, int* code = nullptr) {
+  FILE* p = popen(command.c_str(), "r");
+  if (!p) throw std::runtime_error("cannot run " + command);
+  std::string out;
+  char buf[65536];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
+  const int status = pclose(p);
+  if (code) *code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return out;
 }
 
 inline std::string source_path(const std::string& relative) {

@@ -24,13 +24,7 @@ bool contains(const std::string& text, const std::string& part) {
 const std::string kMlp = source_path("examples/models/mlp.onnx");
 
 std::string shell(const std::string& cmd) {
-  FILE* p = popen((cmd + " 2>/dev/null").c_str(), "r");
-  std::string out;
-  std::array<char, 65536> buf;
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) out.append(buf.data(), n);
-  pclose(p);
-  return out;
+  return shell_output(cmd + " 2>/dev/null");
 }
 
 std::string chromium() {
