@@ -7,18 +7,52 @@
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
-# The libraries a user links, dependents first (the pkg-config link order).
-# Rooms that do not exist in this build (or have no sources yet) are skipped.
-set(OXS_INSTALL_LIBS)
-foreach(lib oxs_torch oxs_rewrite oxs_script oxs_opsets oxs_builder oxs_infer oxs_eval
-            oxs_schema oxs_onnx oxs_ir)
-  if(TARGET ${lib})
-    get_target_property(_type ${lib} TYPE)
-    if(NOT _type STREQUAL "INTERFACE_LIBRARY")
-      list(APPEND OXS_INSTALL_LIBS ${lib})
+# The libraries a user links: every static oxs_* library under src/ (rooms
+# and their helper libraries), ordered dependents first (the link order
+# pkg-config needs), so new rooms are installed without edits here.
+function(oxs_collect_libs dir out)
+  get_property(_targets DIRECTORY ${dir} PROPERTY BUILDSYSTEM_TARGETS)
+  set(_libs ${${out}})
+  foreach(t ${_targets})
+    get_target_property(_type ${t} TYPE)
+    if(_type STREQUAL "STATIC_LIBRARY" AND t MATCHES "^oxs_")
+      list(APPEND _libs ${t})
     endif()
+  endforeach()
+  get_property(_subdirs DIRECTORY ${dir} PROPERTY SUBDIRECTORIES)
+  foreach(d ${_subdirs})
+    oxs_collect_libs(${d} _libs)
+  endforeach()
+  set(${out} ${_libs} PARENT_SCOPE)
+endfunction()
+set(_oxs_found)
+oxs_collect_libs(${PROJECT_SOURCE_DIR}/src _oxs_found)
+# Kahn's order: a library goes out once no library still waiting links it.
+set(OXS_INSTALL_LIBS)
+set(_waiting ${_oxs_found})
+while(_waiting)
+  set(_progress FALSE)
+  foreach(lib ${_waiting})
+    set(_needed FALSE)
+    foreach(other ${_waiting})
+      if(NOT other STREQUAL lib)
+        get_target_property(_deps ${other} INTERFACE_LINK_LIBRARIES)
+        if(_deps AND "${_deps}" MATCHES "(^|;|<)${lib}(>|;|$)")
+          set(_needed TRUE)
+        endif()
+      endif()
+    endforeach()
+    if(NOT _needed)
+      list(APPEND OXS_INSTALL_LIBS ${lib})
+      list(REMOVE_ITEM _waiting ${lib})
+      set(_progress TRUE)
+    endif()
+  endforeach()
+  if(NOT _progress)
+    list(APPEND OXS_INSTALL_LIBS ${_waiting})  # a cycle: keep them all
+    break()
   endif()
-endforeach()
+endwhile()
 
 # Headers are found under src/ (and the generated opsets under the build
 # tree) while building, under include/ once installed.
