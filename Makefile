@@ -29,8 +29,9 @@ python: configure
 	cmake --build $(BUILD) -j $(JOBS) --target oxs_python
 	@echo "oxs package built: PYTHONPATH=$(abspath $(BUILD))/python /usr/bin/python3 -c 'import oxs'"
 
+# `make test ROOM=eval` runs one room's tests (its ctest label).
 test: build
-	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) $(if $(ROOM),-L '^$(ROOM)$$')
 
 bench: build
 	./bench/run $(BUILD)

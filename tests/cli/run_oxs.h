@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -58,7 +59,8 @@ class TempDir {
   std::string path_;
 };
 
-inline RunResult run_oxs(const std::vector<std::string>& args) {
+// With `cwd`, the binary runs in that directory.
+inline RunResult run_oxs(const std::vector<std::string>& args, const std::string& cwd = "") {
   TempDir dir;
   const std::string out_path = dir.file("stdout"), err_path = dir.file("stderr");
   posix_spawn_file_actions_t actions;
@@ -67,7 +69,9 @@ inline RunResult run_oxs(const std::vector<std::string>& args) {
                                    0644);
   posix_spawn_file_actions_addopen(&actions, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
                                    0644);
-  const std::string bin = oxs_bin();
+  if (!cwd.empty()) posix_spawn_file_actions_addchdir_np(&actions, cwd.c_str());
+  std::string bin = oxs_bin();
+  if (!cwd.empty()) bin = std::filesystem::absolute(bin).string();
   std::vector<std::string> storage{bin};
   storage.insert(storage.end(), args.begin(), args.end());
   std::vector<char*> argv;
@@ -84,6 +88,20 @@ inline RunResult run_oxs(const std::vector<std::string>& args) {
   r.out = slurp(out_path);
   r.err = slurp(err_path);
   return r;
+}
+
+// Runs `command` through /bin/sh; returns its stdout (add 2>&1 for stderr)
+// and, in `code`, its exit code.
+inline std::string shell_output(const std::string& command, int* code = nullptr) {
+  FILE* p = popen(command.c_str(), "r");
+  if (!p) throw std::runtime_error("cannot run " + command);
+  std::string out;
+  char buf[65536];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
+  const int status = pclose(p);
+  if (code) *code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return out;
 }
 
 inline std::string source_path(const std::string& relative) {

@@ -33,6 +33,10 @@ struct Case {
   std::vector<std::pair<std::string, int>> min_ops;  // op -> at least this many
 };
 
+void PrintTo(const Case& c, std::ostream* os) {
+  *os << c.file << ": " << c.entry;
+}
+
 class Constructs : public ::testing::TestWithParam<Case> {};
 
 TEST_P(Constructs, CompilesAndChecks) {

@@ -24,6 +24,10 @@ struct Seed {
   bool functions_only = false;
 };
 
+void PrintTo(const Seed& s, std::ostream* os) {
+  *os << s.file << " -> " << s.golden;
+}
+
 class SeedScripts : public ::testing::TestWithParam<Seed> {};
 
 TEST_P(SeedScripts, CompileCheckAndMatchGolden) {

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "script/util.h"
+#include "test_names.h"
 
 namespace oxs::script {
 namespace {
@@ -219,7 +220,14 @@ TEST_P(Errors, RenderExactly) {
   EXPECT_EQ(errors_of(GetParam().source), GetParam().rendered);
 }
 
-INSTANTIATE_TEST_SUITE_P(Syntax, Errors, ::testing::ValuesIn(kErrors));
+// Shown by gtest for a failing case instead of the struct's bytes.
+void PrintTo(const ErrorCase& c, std::ostream* os) {
+  *os << "source:\n" << c.source;
+}
+
+INSTANTIATE_TEST_SUITE_P(Syntax, Errors, ::testing::ValuesIn(kErrors), [](const auto& info) {
+  return oxs::testing::readable_test_name(info.param.source);
+});
 
 TEST(Recovery, ThreeIndependentErrorsAreAllReported) {
   const char* source =

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "script/util.h"
+#include "test_names.h"
 
 namespace oxs::script {
 namespace {
@@ -367,7 +368,14 @@ TEST_P(ParserGolden, Dump) {
   EXPECT_EQ(dump_of(GetParam().source), GetParam().dump);
 }
 
-INSTANTIATE_TEST_SUITE_P(Constructs, ParserGolden, ::testing::ValuesIn(kGoldens));
+void PrintTo(const Golden& g, std::ostream* os) {
+  *os << "source:\n" << g.source;
+}
+
+INSTANTIATE_TEST_SUITE_P(Constructs, ParserGolden, ::testing::ValuesIn(kGoldens),
+                         [](const auto& info) {
+                           return oxs::testing::readable_test_name(info.param.source);
+                         });
 
 }  // namespace
 }  // namespace oxs::script

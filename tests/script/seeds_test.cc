@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "script/util.h"
+#include "test_names.h"
 
 namespace oxs::script {
 namespace {
@@ -166,7 +167,8 @@ TEST_P(Seeds, ParseWithoutDiagnostics) {
 
 INSTANTIATE_TEST_SUITE_P(Examples, Seeds,
                          ::testing::Values(kReadme, kGelu, kAtenAdd, kElu, kLeakyRelu,
-                                           kFuncWithStr));
+                                           kFuncWithStr),
+                         [](const auto& info) { return oxs::testing::first_def_name(info.param); });
 
 const FunctionDef& function(const Module& m, const std::string& name) {
   for (const Stmt* s : m.body) {

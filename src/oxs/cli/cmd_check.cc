@@ -7,6 +7,7 @@
 
 #include "oxs/cli/command.h"
 #include "oxs/cli/format.h"
+#include "oxs/cli/json_out.h"
 #include "oxs/infer/check_model.h"
 #include "oxs/onnx/model_io.h"
 
@@ -17,6 +18,7 @@ struct CheckArgs {
   std::string path;
   bool no_shape_inference = false;
   bool lenient = false;
+  bool json = false;
 };
 
 int64_t count_nodes(const ir::Graph& g) {
@@ -40,17 +42,38 @@ std::string opset_summary(const ir::Model& m) {
 
 int run_check(const CheckArgs& args) {
   ir::Model model = onnx::load(args.path);
+  size_t problems = 0;
+  Json issues = Json::array();
+  // One problem (or a note): a line on stderr, or an entry of the JSON list.
+  auto emit = [&](bool note, const std::string& stage, const std::string& message) {
+    if (args.json) {
+      issues.push_back(
+          {{"severity", note ? "note" : "error"}, {"stage", stage}, {"message", message}});
+    } else {
+      // The verifier's messages start with their location, as they always did.
+      const std::string prefix = stage == "verifier" ? "" : stage + ": ";
+      fmt::print(stderr, "oxs: {}: {}: {}{}\n", note ? "note" : "error", args.path, prefix,
+                 message);
+    }
+    if (!note) ++problems;
+  };
   schema::ConformanceOptions options;
   options.model_dir = directory_of(args.path);
   options.shape_inference = !args.no_shape_inference;
   options.strict = !args.lenient;
-  size_t problems = 0;
   for (const infer::CheckIssue& issue : infer::check_model(model, options)) {
-    // The verifier's messages start with their location, as they always did.
-    const std::string stage = issue.stage == "verifier" ? "" : issue.stage + ": ";
-    fmt::print(stderr, "oxs: {}: {}: {}{}\n", issue.note ? "note" : "error", args.path, stage,
-               issue.message);
-    if (!issue.note) ++problems;
+    emit(issue.note, issue.stage, issue.message);
+  }
+  if (args.json) {
+    Json j = json_document("check");
+    j["file"] = args.path;
+    j["valid"] = problems == 0;
+    j["nodes"] = count_nodes(*model.graph);
+    j["opset"] = opset_summary(model);
+    j["problems"] = problems;
+    j["issues"] = issues;
+    print_json(j);
+    return problems ? kExitProblem : kExitOk;
   }
   if (problems) {
     fmt::print(stderr, "oxs: error: {}: {} problem{} found\n", args.path, problems,
@@ -68,6 +91,7 @@ Run setup_check(CLI::App& app) {
                "skip libonnx's shape inference (run only the verifier and the checker)");
   app.add_flag("--lenient", args->lenient,
                "shape inference reports only conflicts, not nodes it cannot infer");
+  app.add_flag("--json", args->json, "print the result as JSON on stdout (schema: docs/json.md)");
   app.footer(
       "Runs oxs's structural verifier (SSA, definitions before use, subgraph scopes), oxs's\n"
       "op checks (every op, attribute and type against its signature, any opset up to 28),\n"

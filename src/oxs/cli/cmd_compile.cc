@@ -3,12 +3,15 @@
 // them, rendered with the source line and a caret.
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <sstream>
 
 #include "oxs/cli/command.h"
+#include "oxs/cli/help.h"
 #include "oxs/ir/error.h"
 #include "oxs/ir/printer.h"
 #include "oxs/onnx/model_io.h"
@@ -30,13 +33,56 @@ struct CompileArgs {
   std::vector<std::string> decorators;
 };
 
+// The offset of the first byte that does not belong to a valid UTF-8
+// sequence, or nothing.
+std::optional<size_t> first_invalid_utf8(const std::string& s) {
+  size_t i = 0;
+  while (i < s.size()) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    size_t len = c < 0x80           ? 1
+                 : (c >> 5) == 0x6  ? 2
+                 : (c >> 4) == 0xE  ? 3
+                 : (c >> 3) == 0x1E ? 4
+                                    : 0;
+    if (len == 0 || i + len > s.size()) return i;
+    for (size_t k = 1; k < len; ++k) {
+      if ((static_cast<unsigned char>(s[i + k]) & 0xC0) != 0x80) return i;
+    }
+    i += len;
+  }
+  return std::nullopt;
+}
+
 std::string read_text(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    throw Error(ErrorKind::Input, "this is a directory; give an ONNX Script .py file",
+                {.file = path});
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error(ErrorKind::IO, "cannot open '" + path + "' for reading", {.file = path});
   std::ostringstream ss;
   ss << in.rdbuf();
   if (in.bad()) throw Error(ErrorKind::IO, "cannot read '" + path + "'", {.file = path});
-  return ss.str();
+  std::string text = ss.str();
+  // A NUL byte never occurs in Python source: this is a model, an archive or
+  // some other binary, and parsing it would only print its bytes back.
+  if (text.find('\0') != std::string::npos) {
+    const bool looks_onnx = path.size() > 5 && path.compare(path.size() - 5, 5, ".onnx") == 0;
+    throw Error(ErrorKind::Input,
+                std::string("a binary file, not ONNX Script source") +
+                    (looks_onnx ? "; to turn a model into source use `oxs decompile`" : ""),
+                {.file = path});
+  }
+  if (auto bad = first_invalid_utf8(text)) {
+    const auto line =
+        1 + std::count(text.begin(), text.begin() + static_cast<ptrdiff_t>(*bad), '\n');
+    throw Error(ErrorKind::Input,
+                "not UTF-8 text (invalid byte at line " + std::to_string(line) +
+                    "); ONNX Script source, like Python's, must be UTF-8",
+                {.file = path, .line = static_cast<int>(line)});
+  }
+  return text;
 }
 
 int run_compile(const CompileArgs& args) {
@@ -92,7 +138,7 @@ Run setup_compile(CLI::App& app) {
                  "the function that becomes the model graph (default: the last @script() one)");
   app.add_option("--opset", args->opset,
                  "retarget every ai.onnx opset the file imports to this version")
-      ->check(CLI::Range(1, 1000));
+      ->check(integer_between(1, 1000));
   app.add_flag("--inline", args->inline_functions, "inline the calls of script functions");
   app.add_flag("--functions-only", args->functions_only,
                "write only the function library (every @script() function), no graph");

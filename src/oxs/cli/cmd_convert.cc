@@ -8,8 +8,10 @@
 
 #include "oxs/cli/command.h"
 #include "oxs/cli/format.h"
+#include "oxs/cli/help.h"
 #include "oxs/ir/error.h"
 #include "oxs/onnx/model_io.h"
+#include "oxs/schema/version_convert.h"
 
 namespace oxs::cli {
 namespace {
@@ -21,6 +23,7 @@ struct ConvertArgs {
   CLI::Option* external = nullptr;
   bool inline_data = false;
   bool in_place = false;
+  int64_t opset = 0;  // 0: keep
 };
 
 bool same_file(const std::string& a, const std::string& b) {
@@ -39,6 +42,12 @@ int run_convert(const ConvertArgs& args) {
   // Replacing the file whose weights would be mapped: read them first.
   load_options.lazy_external_data = !args.in_place;
   ir::Model model = onnx::load(args.in, load_options);
+  std::string converted;
+  if (args.opset) {
+    schema::OpsetConversion c = schema::convert_opset(model, args.opset, directory_of(args.in));
+    model = std::move(c.model);
+    converted = " (opset " + std::to_string(c.from) + " -> " + std::to_string(c.to) + ")";
+  }
 
   onnx::SaveOptions save;
   if (args.external->count()) {
@@ -63,7 +72,7 @@ int run_convert(const ConvertArgs& args) {
   if (args.external->count() && std::filesystem::exists(data)) {
     line += " and " + data + size_of(data);
   }
-  fmt::print("{}\n", line);
+  fmt::print("{}{}\n", line, converted);
   return kExitOk;
 }
 
@@ -81,19 +90,24 @@ Run setup_convert(CLI::App& app) {
                        ->option_text("[=BYTES]");
   app.add_flag("--inline-data", args->inline_data, "store every tensor inside OUT")
       ->excludes(args->external);
+  app.add_option("--opset", args->opset,
+                 "convert to this ai.onnx opset, up or down (libonnx's version converter; "
+                 "refuses ops it cannot convert)")
+      ->check(integer_between(1, 1000));
   app.add_flag("--in-place", args->in_place,
                "allow OUT to be IN (the file is replaced atomically)");
   app.footer(
       "Without options, tensors stay where they were (inline or external).\n\n"
       "Examples:\n"
-      "  oxs convert model.onnx big.onnx --external-data=1MiB\n"
-      "  oxs convert big.onnx small.onnx --inline-data\n");
+      "  oxs convert examples/models/mlp.onnx mlp_ext.onnx --external-data=64\n"
+      "  oxs convert mlp_ext.onnx mlp_inline.onnx --inline-data\n"
+      "  oxs convert examples/models/mlp.onnx mlp_opset13.onnx --opset 13\n");
   return [args] { return run_convert(*args); };
 }
 
 }  // namespace
 
-OXS_COMMAND(convert, {"convert", "Re-save a model, moving weights to external data or inline", 30,
+OXS_COMMAND(convert, {"convert", "Re-save a model: move weights, or convert to another opset", 30,
                       setup_convert});
 
 }  // namespace oxs::cli

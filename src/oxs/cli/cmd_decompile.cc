@@ -75,7 +75,7 @@ Run setup_decompile(CLI::App& app) {
       "Writes ONNX Script that `oxs compile` reads back: one @script function per\n"
       "model-local function and one for the main graph; If as if/else; Loop and Scan\n"
       "bodies as nested functions.\n\n"
-      "Example:\n  oxs decompile model.onnx -o model.py --weights model.weights");
+      "Example:\n  oxs decompile examples/models/mlp.onnx -o mlp.py --weights mlp.weights");
   return [args] { return run_decompile(*args); };
 }
 

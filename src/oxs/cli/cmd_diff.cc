@@ -1,9 +1,12 @@
 // `oxs diff A B`: structural comparison of two models (ir/structural_diff.h).
 #include <fmt/core.h>
 
+#include <cmath>
 #include <memory>
 
 #include "oxs/cli/command.h"
+#include "oxs/cli/help.h"
+#include "oxs/cli/json_out.h"
 #include "oxs/ir/structural_diff.h"
 #include "oxs/onnx/model_io.h"
 
@@ -15,7 +18,37 @@ struct DiffArgs {
   double rtol = 0, atol = 0;
   size_t max_differences = 10;
   bool ignore_io_types = false;
+  bool json = false;
 };
+
+Json diff_json(const DiffArgs& args, const ir::DiffResult& r) {
+  Json j = json_document("diff");
+  j["first"] = args.a;
+  j["second"] = args.b;
+  j["equivalent"] = r.equivalent();
+  j["truncated"] = r.differences.size() >= args.max_differences;
+  Json list = Json::array();
+  for (const ir::Difference& d : r.differences) {
+    Json e = {{"kind", d.kind},
+              {"path", d.path},
+              {"message", d.message},
+              {"first", d.where_a},
+              {"second", d.where_b}};
+    if (d.tensor) {
+      const ir::TensorDelta& t = *d.tensor;
+      e["tensor"] = {{"elements", t.elements},
+                     {"differing", t.differing},
+                     {"max_abs_diff", std::isfinite(t.max_abs) ? Json(t.max_abs) : Json("inf")},
+                     {"max_rel_diff", std::isfinite(t.max_rel) ? Json(t.max_rel) : Json("inf")},
+                     {"first_index", t.first_index},
+                     {"first_index_nd", t.first_index_nd},
+                     {"first_values", {t.first_a, t.first_b}}};
+    }
+    list.push_back(std::move(e));
+  }
+  j["differences"] = list;
+  return j;
+}
 
 int run_diff(const DiffArgs& args) {
   ir::Model a = onnx::load(args.a);
@@ -26,6 +59,10 @@ int run_diff(const DiffArgs& args) {
   options.max_differences = args.max_differences;
   options.compare_io_types = !args.ignore_io_types;
   ir::DiffResult r = ir::diff(a, b, options);
+  if (args.json) {
+    print_json(diff_json(args, r));
+    return r.equivalent() ? kExitOk : kExitProblem;
+  }
   if (r.equivalent()) {
     fmt::print("equivalent\n");
     return kExitOk;
@@ -44,15 +81,19 @@ Run setup_diff(CLI::App& app) {
       ->check(CLI::NonNegativeNumber);
   app.add_option("--max-differences", args->max_differences, "stop after N differences")
       ->default_val(10)
-      ->check(CLI::Range(1, 1 << 20));
+      ->check(integer_between(1, 1 << 20));
+  app.add_flag("--json", args->json,
+               "print the differences as JSON (kind, path, tensor statistics; docs/json.md)");
   app.add_flag("--ignore-io-types", args->ignore_io_types,
                "do not compare the types and shapes of graph inputs and outputs");
   app.footer(
       "Ignores value and node names and any node order not forced by data flow; compares\n"
       "ops, attributes, constants and initializers by value (a Constant node equals an\n"
       "initializer holding the same tensor), subgraphs and functions.\n"
+      "Every difference is reported (up to --max-differences): operators, attributes,\n"
+      "constants with element statistics, types, opsets, functions.\n"
       "Exit 0 when equivalent, 1 when they differ.\n\n"
-      "Example:\n  oxs diff original.onnx roundtrip.onnx --rtol 1e-6");
+      "Example:\n  oxs diff examples/models/mlp.onnx mlp_inline.onnx --rtol 1e-6\n");
   return [args] { return run_diff(*args); };
 }
 

@@ -4,6 +4,8 @@
 #include <memory>
 
 #include "oxs/cli/command.h"
+#include "oxs/cli/help.h"
+#include "oxs/cli/json_out.h"
 #include "oxs/ir/error.h"
 #include "oxs/ir/printer.h"
 #include "oxs/schema/registry.h"
@@ -16,6 +18,7 @@ struct OpArgs {
   std::string domain;
   int64_t opset = 0;  // 0: the latest
   bool doc = false;
+  bool json = false;
 };
 
 std::string param_text(const schema::FormalParam& p) {
@@ -26,6 +29,46 @@ std::string param_text(const schema::FormalParam& p) {
            (p.is_homogeneous ? "" : ", mixed types") + ")";
   }
   return out;
+}
+
+Json param_json(const schema::FormalParam& p) {
+  Json j = {{"name", p.name}, {"type_constraint", p.type_constraint}};
+  j["option"] = p.option == schema::ParamOption::Optional   ? "optional"
+                : p.option == schema::ParamOption::Variadic ? "variadic"
+                                                            : "single";
+  if (p.option == schema::ParamOption::Variadic) {
+    j["min_arity"] = p.min_arity;
+    j["homogeneous"] = p.is_homogeneous;
+  }
+  return j;
+}
+
+Json op_json(const schema::OpSignature& sig, int64_t until, bool doc) {
+  Json j = json_document("op");
+  j["name"] = sig.name;
+  j["domain"] = sig.domain.empty() ? "ai.onnx" : sig.domain;
+  j["since_version"] = sig.since_version;
+  j["until_version"] = until;
+  if (doc) j["doc"] = sig.doc;
+  Json ins = Json::array(), outs = Json::array(), attrs = Json::array(), tcs = Json::array();
+  for (const auto& p : sig.inputs) ins.push_back(param_json(p));
+  for (const auto& p : sig.outputs) outs.push_back(param_json(p));
+  for (const auto& a : sig.attributes) {
+    Json ja = {{"name", a.name}, {"type", ir::attr_type_name(a.type)}, {"required", a.required}};
+    ja["default"] = a.default_value ? Json(ir::attr_value_text(*a.default_value)) : Json(nullptr);
+    attrs.push_back(std::move(ja));
+  }
+  for (const auto& c : sig.type_constraints) {
+    tcs.push_back({{"name", c.name}, {"allowed_types", c.allowed_type_strs}});
+  }
+  j["inputs"] = ins;
+  j["outputs"] = outs;
+  j["attributes"] = attrs;
+  j["type_constraints"] = tcs;
+  j["function"] = sig.has_function_body                ? "body"
+                  : sig.has_context_dependent_function ? "context_dependent"
+                                                       : "none";
+  return j;
 }
 
 int run_op(const OpArgs& args) {
@@ -44,6 +87,10 @@ int run_op(const OpArgs& args) {
       until = v - 1;
       break;
     }
+  }
+  if (args.json) {
+    print_json(op_json(sig, until, args.doc));
+    return kExitOk;
   }
   fmt::print("{}-{} ({}, opsets {} to {})\n", sig.name, sig.since_version,
              sig.domain.empty() ? "ai.onnx" : sig.domain, sig.since_version, until);
@@ -80,8 +127,9 @@ Run setup_op(CLI::App& app) {
   app.add_option("NAME", args->name, "the operator, e.g. Gemm")->required();
   app.add_option("--domain", args->domain, "the operator's domain (default: ai.onnx)");
   app.add_option("--opset", args->opset, "the opset of the domain (default: the latest)")
-      ->check(CLI::Range(int64_t{1}, int64_t{1000}));
+      ->check(integer_between(1, 1000));
   app.add_flag("--doc", args->doc, "print the operator's documentation");
+  app.add_flag("--json", args->json, "print the signature as JSON (schema: docs/json.md)");
   app.footer(
       "Shows the inputs, outputs, attributes (with defaults) and type constraints of an\n"
       "operator as libonnx defines it at an opset. Misspelt names get suggestions.\n\n"

@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "oxs/cli/command.h"
+#include "oxs/cli/help.h"
 #include "oxs/ir/printer.h"
 #include "oxs/onnx/model_io.h"
 
@@ -33,7 +34,7 @@ Run setup_print(CLI::App& app) {
   app.add_option("--max-elements", args->max_elements,
                  "print tensors of up to N elements in full, else their first N values")
       ->default_val(8)
-      ->check(CLI::Range(0, 1 << 20));
+      ->check(integer_between(0, 1 << 20));
   app.add_flag("--doc", args->doc_strings, "show doc strings as # comments");
   app.add_flag("--no-node-names", args->no_node_names, "omit the `# node_name` after each node");
   app.footer(

@@ -10,9 +10,12 @@
 #include <fstream>
 #include <map>
 #include <memory>
+#include <set>
 #include <sstream>
 
 #include "oxs/cli/command.h"
+#include "oxs/cli/run_inputs.h"
+#include "oxs/cli/run_observe.h"
 #include "oxs/cli/run_values.h"
 #include "oxs/eval/session.h"
 #include "oxs/eval/summary.h"
@@ -41,6 +44,7 @@ struct RunArgs {
   size_t values = 8;
   int64_t memory_limit_mb = 0;
   double max_seconds = 0;
+  ObserveArgs observe;  // --json, --profile, --repeat, --save-*, --trace-json
 };
 
 // Ctrl-C asks the evaluator to stop at its next check (between nodes, in
@@ -129,14 +133,21 @@ void write_outputs(const RunArgs& args, const std::vector<std::string>& names,
 
 int run_script(const RunArgs& args, eval::SessionOptions options,
                const std::map<std::string, int64_t>& dims) {
+  const ObserveArgs& o = args.observe;
+  if (o.json || o.profile || o.repeat > 1 || !o.save_intermediates.empty() ||
+      !o.save_inputs.empty() || !o.trace_json.empty()) {
+    throw Error(ErrorKind::Usage,
+                "--json, --profile, --repeat, --save-* and --trace-json are for .onnx models; "
+                "compile the script first (oxs compile)");
+  }
   std::ifstream in(args.model, std::ios::binary);
   if (!in) throw Error(ErrorKind::IO, "cannot open '" + args.model + "'", {.file = args.model});
   std::ostringstream ss;
   ss << in.rdbuf();
   script::SourceFile source(args.model, ss.str());
   std::map<std::string, std::string> given;
-  for (const auto& a : args.args) given.insert(split_assignment(a, "--arg"));
-  for (const auto& a : args.inputs) given.insert(split_assignment(a, "--input"));
+  for (const auto& a : args.args) insert_once(given, split_assignment(a, "--arg"), "--arg");
+  for (const auto& a : args.inputs) insert_once(given, split_assignment(a, "--input"), "--input");
   // Attribute values are the --arg values that name an attribute; the rest are inputs.
   script::EagerOptions eopts;
   eopts.entry = args.entry;
@@ -227,6 +238,10 @@ int run_model(const RunArgs& args) {
       print_trace_enter(n, depth, args);
     };
   }
+  RunObserver observer(args.observe, args.trace_filter, args.values);
+  if (args.observe.json && args.trace) {
+    throw Error(ErrorKind::Usage, "--trace prints text; with --json use --trace-json FILE");
+  }
   if (ends_with(args.model, ".py")) return run_script(args, std::move(options), dims);
   if (!args.args.empty() || !args.entry.empty()) {
     throw Error(ErrorKind::Usage,
@@ -244,17 +259,21 @@ int run_model(const RunArgs& args) {
   std::map<std::string, const ir::Value*> declared;
   for (const ir::Value* in : model.graph->inputs()) declared[in->name()] = in;
   for (const auto& a : args.inputs) {
+    if (a.find('=') == std::string::npos && ends_with(a, ".npz")) {
+      add_npz_feeds(a, model.graph->inputs(), feeds);
+      continue;
+    }
     auto [name, path] = split_assignment(a, "--input");
     auto it = declared.find(name);
-    if (it == declared.end()) {
-      throw Error(ErrorKind::Usage, "the model has no input named '" + name + "'");
-    }
+    if (it == declared.end()) throw unknown_input(name, model.graph->inputs());
+    if (feeds.count(name)) throw Error(ErrorKind::Usage, "--input " + name + " is given twice");
     feeds[name] = read_input_value(name, it->second->type(), path);
   }
   if (args.seq_len < 0 || args.seq_len > (int64_t{1} << 20)) {
     throw Error(ErrorKind::Usage, "--seq-len must be between 0 and 1048576");
   }
   std::mt19937_64 rng(args.seed);
+  std::set<std::string> random;
   for (const ir::Value* in : model.graph->inputs()) {
     if (feeds.count(in->name()) || in->const_value()) continue;
     if (!args.random) {
@@ -263,16 +282,22 @@ int run_model(const RunArgs& args) {
                                         in->name() + "=FILE.npy or use --random");
     }
     feeds[in->name()] = eval::random_value(in->name(), in->type(), dims, rng, args.seq_len);
-    fmt::print("input {}: {}\n", in->name(), eval::summarize(feeds[in->name()], args.values));
+    random.insert(in->name());
+    if (!observer.json()) {
+      fmt::print("input {}: {}\n", in->name(), eval::summarize(feeds[in->name()], args.values));
+    }
   }
+  observer.inputs_ready(feeds, random);
+  observer.install(options, model.graph->num_nodes());
   eval::Session session(model, std::move(options));
-  std::vector<eval::Value> outs = session.run(feeds);
+  std::vector<eval::Value> outs = observer.run(session, feeds);
   stop_if_interrupted();
   std::vector<std::string> names = session.output_names();
-  for (size_t i = 0; i < outs.size(); ++i) {
+  for (size_t i = 0; i < outs.size() && !observer.json(); ++i) {
     fmt::print("{}: {}\n", names[i], eval::summarize(outs[i], args.values));
   }
   write_outputs(args, names, outs);
+  observer.finish(names, outs, args.model);
   return kExitOk;
 }
 
@@ -280,10 +305,12 @@ Run setup_run(CLI::App& app) {
   auto args = std::make_shared<RunArgs>();
   app.add_option("MODEL", args->model, "the .onnx model (or an ONNX Script .py file with -e)")
       ->required();
-  app.add_option("--input,-i", args->inputs,
-                 "NAME=FILE.npy or NAME=FILE.pb (repeatable); a sequence: NAME=A.npy,B.npy or "
-                 "NAME=[] or a SequenceProto .pb; an optional: NAME=none or a file; a map: "
-                 "NAME=FILE.json ({\"1\": 0.5}) or a MapProto .pb");
+  app.add_option(
+      "--input,-i", args->inputs,
+      "NAME=FILE.npy, NAME=FILE.pb, NAME=[[1,2],[3,4]] (a literal) or FILE.npz "
+      "(every array for the input of its name) (repeatable); a sequence: NAME=A.npy,B.npy or "
+      "NAME=[] or a SequenceProto .pb; an optional: NAME=none or a file; a map: "
+      "NAME=FILE.json ({\"1\": 0.5}) or a MapProto .pb");
   app.add_option("--arg", args->args,
                  "for .py: NAME=FILE.npy for an input, NAME=VALUE for an attribute (repeatable)");
   app.add_option("-e,--entry", args->entry,
@@ -299,6 +326,7 @@ Run setup_run(CLI::App& app) {
   app.add_option("--trace-filter", args->trace_filter,
                  "trace only nodes with this op type, node name or output name (repeatable)");
   app.add_option("--values", args->values, "values to print per tensor (default 8)");
+  add_observe_options(app, args->observe);
   app.add_option("--memory-limit-mb", args->memory_limit_mb,
                  "memory the evaluator's tensors may use, in MiB: the largest tensor and all "
                  "tensors alive at once (default: half / three quarters of physical memory)");
@@ -306,9 +334,14 @@ Run setup_run(CLI::App& app) {
                  "stop the run with an error after this many seconds of wall time (default: no "
                  "limit; Ctrl-C also stops it cleanly)");
   app.footer(
-      "Examples:\n  oxs run model.onnx --random --dim N=8 --trace\n"
-      "  oxs run model.onnx --input x=x.npy --output-dir out/\n"
-      "  oxs run examples/hardmax.py -e hardmax --arg X=x.npy --arg axis=1 --trace\n");
+      "Examples:\n  oxs run examples/models/mlp.onnx --random --dim N=8 --trace\n"
+      "  oxs run examples/models/mlp.onnx --input X=[[1,2,3,4]] --json\n"
+      "  oxs run examples/models/iris_pipeline.onnx --input X=examples/data/iris_x.npy "
+      "--output-dir out/\n"
+      "  oxs run examples/models/mlp.onnx --random --dim N=64 --profile --repeat 10\n"
+      "  oxs run examples/hardmax.py -e onnx_hardmax --arg X=examples/data/hardmax_x.npy --arg "
+      "axis=1 "
+      "--trace\n");
   return [args] {
     RunArgs a = *args;
     if (!a.trace_filter.empty()) a.trace = true;

@@ -1,15 +1,15 @@
 // `oxs`: parses the command line, runs the chosen subcommand, and turns
 // errors into one line on stderr and an exit code (see command.h). The
-// subcommands live in cmd_*.cc and register themselves.
+// subcommands live in cmd_*.cc and register themselves; `oxs help CMD`,
+// bare `oxs` and the one-line parse errors are in help.cc.
 #include <fmt/core.h>
 
-#include <algorithm>
 #include <new>
 #include <unordered_map>
 
 #include "oxs/cli/command.h"
+#include "oxs/cli/help.h"
 #include "oxs/ir/error.h"
-#include "oxs/schema/suggest.h"
 
 namespace {
 
@@ -29,33 +29,15 @@ int report(const oxs::Error& e) {
 
 int main(int argc, char** argv) {
   using namespace oxs::cli;
-  CLI::App app{"oxs: ONNX Script natively in C++ (inspect, check, convert and print ONNX models)",
-               "oxs"};
-  app.set_version_flag("--version", version_text());
-  app.require_subcommand(1);
-  app.footer("Run `oxs <command> --help` for a command's options and an example.\n");
+  CLI::App app;
+  std::unordered_map<const CLI::App*, Run> runs = build_app(app);
 
-  std::unordered_map<const CLI::App*, Run> runs;
-  std::vector<std::string> names;
-  for (const Command& c : registered_commands()) {
-    CLI::App* sub = app.add_subcommand(c.name, c.summary);
-    runs[sub] = c.setup(*sub);
-    names.push_back(c.name);
-  }
-
-  // CLI11 would say "A subcommand is required" for a misspelt command.
-  if (argc > 1 && argv[1][0] != '-' &&
-      std::find(names.begin(), names.end(), argv[1]) == names.end()) {
-    fmt::print(stderr, "oxs: error: unknown command '{}'{}; run `oxs --help` for the list\n",
-               argv[1], oxs::schema::did_you_mean(oxs::schema::closest_names(argv[1], names)));
-    return kExitUsage;
-  }
+  if (auto early = help_or_unknown_command(app, argc, argv)) return *early;
 
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    // --help and --version end here with code 0; real parse errors with 2.
-    return app.exit(e) == 0 ? kExitOk : kExitUsage;
+    return report_parse_error(app, e);
   }
 
   try {

@@ -1,5 +1,7 @@
 #include "oxs/cli/run_values.h"
 
+#include "oxs/cli/run_inputs.h"
+
 #include <fmt/core.h>
 #include <unistd.h>
 
@@ -67,11 +69,14 @@ std::string read_text(const std::string& path) {
 eval::Value read_tensor_file(const std::string& name, const ir::Type& type,
                              const std::string& path) {
   if (ends_with(path, ".npy")) return eval::read_npy(path);
+  if (ends_with(path, ".npz")) return npz_array_for(name, path);
   if (ends_with(path, ".pb")) {
     auto d = onnx::load_value(path, type.is_tensor() ? type : ir::Type());
     return from_data(d);
   }
-  usage(name, "'" + path + "' must be a .npy or a TensorProto .pb file");
+  usage(name, "'" + path +
+                  "' must be a .npy, .npz or TensorProto .pb file, or a literal value "
+                  "such as [[1,2],[3,4]]");
 }
 
 std::vector<std::string> split_list(const std::string& name, const std::string& text) {
@@ -307,6 +312,9 @@ eval::Value read_input(const std::string& name, const ir::Type& type, const std:
                       "); give a JSON object file (.json) or a MapProto .pb");
     default:
       break;
+  }
+  if (text != "[]") {
+    if (auto literal = parse_literal(name, type, text)) return *literal;
   }
   if (text == "none" || text == "[]" || text.find(',') != std::string::npos) {
     usage(name, "the input is a tensor (" + type.to_string() + "); '" + text +

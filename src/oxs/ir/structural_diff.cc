@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <functional>
 #include <map>
+#include <optional>
 #include <set>
 #include <tuple>
 #include <unordered_map>
@@ -56,25 +58,114 @@ std::shared_ptr<Tensor> constant_tensor(const Node* n) {
   return nullptr;
 }
 
-double element_as_double(const Tensor& t, size_t i) {
+double half_to_double(uint16_t h) {
+  const int exp = (h >> 10) & 0x1f;
+  const int mant = h & 0x3ff;
+  double v = exp == 0    ? std::ldexp(mant, -24)
+             : exp == 31 ? (mant ? std::nan("") : INFINITY)
+                         : std::ldexp(mant + 1024, exp - 25);
+  return (h & 0x8000) ? -v : v;
+}
+
+// Element i of a numeric or bool tensor as double; nullopt for other types.
+std::optional<double> element_as_double(const Tensor& t, size_t i) {
   auto b = t.bytes();
   auto read = [&](auto tag) {
     using T = decltype(tag);
     T v;
     std::memcpy(&v, b.data() + i * sizeof(T), sizeof(T));
-    return static_cast<double>(v);
+    return v;
   };
   switch (t.dtype()) {
     case DataType::Float:
       return read(float{});
     case DataType::Double:
       return read(double{});
+    case DataType::Float16:
+      return half_to_double(read(uint16_t{}));
+    case DataType::BFloat16: {
+      uint32_t bits = static_cast<uint32_t>(read(uint16_t{})) << 16;
+      return static_cast<double>(std::bit_cast<float>(bits));
+    }
+    case DataType::Int8:
+      return read(int8_t{});
+    case DataType::Int16:
+      return read(int16_t{});
+    case DataType::Int32:
+      return read(int32_t{});
+    case DataType::Int64:
+      return static_cast<double>(read(int64_t{}));
+    case DataType::Uint8:
+      return read(uint8_t{});
+    case DataType::Uint16:
+      return read(uint16_t{});
+    case DataType::Uint32:
+      return read(uint32_t{});
+    case DataType::Uint64:
+      return static_cast<double>(read(uint64_t{}));
+    case DataType::Bool:
+      return read(uint8_t{}) ? 1.0 : 0.0;
     default:
-      return 0;
+      return std::nullopt;
   }
 }
 
-bool tensors_equal(const Tensor& a, const Tensor& b, const DiffOptions& o, std::string* why) {
+std::string number_text(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.9g", v);
+  return buf;
+}
+
+// Compares every element of two tensors of one type and shape. Floats use
+// the tolerance when there is one; everything else compares bit patterns (so
+// 64-bit integers beyond 2^53 are not confused, and -0 differs from 0).
+TensorDelta element_delta(const Tensor& a, const Tensor& b, const DiffOptions& o) {
+  TensorDelta d;
+  const bool strings = a.dtype() == DataType::String;
+  const size_t esize = element_size(a.dtype());
+  const size_t n = strings ? a.strings.size() : (esize ? a.bytes().size() / esize : 0);
+  d.elements = static_cast<int64_t>(n);
+  const bool is_float = is_floating(a.dtype());
+  auto ab = a.bytes(), bb = b.bytes();
+  for (size_t i = 0; i < n; ++i) {
+    bool same = true;
+    std::optional<double> x, y;
+    if (strings) {
+      same = a.strings[i] == b.strings[i];
+    } else if (is_float && tolerant(o)) {
+      x = element_as_double(a, i);
+      y = element_as_double(b, i);
+      same = !x || close(*x, *y, o);
+    } else {  // bit patterns (zero tolerance: -0 and 0 differ, as in same_value)
+      same = std::memcmp(ab.data() + i * esize, bb.data() + i * esize, esize) == 0;
+      if (!same) x = element_as_double(a, i), y = element_as_double(b, i);
+    }
+    if (same) continue;
+    ++d.differing;
+    if (x && y && !std::isnan(*x) && !std::isnan(*y)) {
+      const double diff = std::fabs(*x - *y);
+      d.max_abs = std::max(d.max_abs, diff);
+      d.max_rel = std::max(d.max_rel, *y == 0 ? (diff == 0 ? 0 : INFINITY) : diff / std::fabs(*y));
+    }
+    if (d.first_index >= 0) continue;
+    d.first_index = static_cast<int64_t>(i);
+    int64_t rest = d.first_index;
+    d.first_index_nd.assign(a.dims().size(), 0);
+    for (size_t k = a.dims().size(); k-- > 0;) {
+      const int64_t dim = a.dims()[k];
+      if (dim > 0) {
+        d.first_index_nd[k] = rest % dim;
+        rest /= dim;
+      }
+    }
+    d.first_a = strings ? "\"" + a.strings[i] + "\"" : x ? number_text(*x) : "?";
+    d.first_b = strings ? "\"" + b.strings[i] + "\"" : y ? number_text(*y) : "?";
+  }
+  return d;
+}
+
+bool tensors_equal(const Tensor& a, const Tensor& b, const DiffOptions& o, std::string* why,
+                   std::optional<TensorDelta>* delta = nullptr) {
   if (a.dtype() != b.dtype()) {
     *why = "element types differ: " + std::string(dtype_name(a.dtype())) + " vs " +
            std::string(dtype_name(b.dtype()));
@@ -85,28 +176,27 @@ bool tensors_equal(const Tensor& a, const Tensor& b, const DiffOptions& o, std::
            Shape::of(b.dims()).to_string();
     return false;
   }
-  bool is_float = a.dtype() == DataType::Float || a.dtype() == DataType::Double;
-  if (!is_float || !tolerant(o)) {
-    if (!a.same_value(b)) {
-      *why = "tensor contents differ";
-      return false;
-    }
-    return true;
-  }
-  size_t n = a.bytes().size() / element_size(a.dtype());
-  if (b.bytes().size() != a.bytes().size()) {
+  bool is_float = is_floating(a.dtype());
+  if ((!is_float || !tolerant(o)) && a.same_value(b)) return true;
+  if (a.dtype() != DataType::String && b.bytes().size() != a.bytes().size()) {
     *why = "tensor sizes differ";
     return false;
   }
-  for (size_t i = 0; i < n; ++i) {
-    double x = element_as_double(a, i), y = element_as_double(b, i);
-    if (!close(x, y, o)) {
-      *why = "tensor element " + std::to_string(i) + " differs: " + std::to_string(x) + " vs " +
-             std::to_string(y);
-      return false;
-    }
+  TensorDelta d = element_delta(a, b, o);
+  if (d.differing == 0) {
+    if (is_float && tolerant(o)) return true;
+    *why = "tensor contents differ";  // same elements, other bytes (e.g. string encoding)
+    return false;
   }
-  return true;
+  std::string index;
+  for (int64_t k : d.first_index_nd) index += (index.empty() ? "" : ",") + std::to_string(k);
+  *why = std::to_string(d.differing) + " of " + std::to_string(d.elements) +
+         " elements differ; first at [" + index + "]: " + d.first_a + " vs " + d.first_b;
+  if (a.dtype() != DataType::String) {
+    *why += "; max abs diff " + number_text(d.max_abs) + ", max rel diff " + number_text(d.max_rel);
+  }
+  if (delta) *delta = std::move(d);
+  return false;
 }
 
 uint64_t hash_tensor(const Tensor& t, const DiffOptions& o) {
@@ -217,21 +307,28 @@ class Differ {
 
   // Compares graph outputs pairwise, walking down where they differ.
   void compare_graphs(const Graph& a, const Graph& b, const std::string& label) {
+    const std::string outer = path_;
+    if (!label.empty()) path_ = outer.empty() ? label : outer + " / " + label;
+    compare_graphs_in_path(a, b, label);
+    path_ = outer;
+  }
+
+  void compare_graphs_in_path(const Graph& a, const Graph& b, const std::string& label) {
     if (a.inputs().size() != b.inputs().size()) {
-      add(label + " graph '" + a.name() + "'", label + " graph '" + b.name() + "'",
+      add("count", label + " graph '" + a.name() + "'", label + " graph '" + b.name() + "'",
           "input counts differ: " + std::to_string(a.inputs().size()) + " vs " +
               std::to_string(b.inputs().size()));
     } else if (o_.compare_io_types && !a.owner()) {
       for (size_t i = 0; i < a.inputs().size(); ++i) {
         if (a.inputs()[i]->type() != b.inputs()[i]->type()) {
-          add(describe(a.inputs()[i]), describe(b.inputs()[i]),
+          add("io_type", describe(a.inputs()[i]), describe(b.inputs()[i]),
               "input " + std::to_string(i) + " types differ: " + a.inputs()[i]->type().to_string() +
                   " vs " + b.inputs()[i]->type().to_string());
         }
       }
     }
     if (a.outputs().size() != b.outputs().size()) {
-      add(label + " graph '" + a.name() + "'", label + " graph '" + b.name() + "'",
+      add("count", label + " graph '" + a.name() + "'", label + " graph '" + b.name() + "'",
           "output counts differ: " + std::to_string(a.outputs().size()) + " vs " +
               std::to_string(b.outputs().size()));
       return;
@@ -242,7 +339,7 @@ class Differ {
       bool types_match = va->type() == vb->type() ||
                          (o_.allow_refined_output_types && refines(va->type(), vb->type()));
       if (o_.compare_io_types && !a.owner() && !types_match) {
-        add("output " + std::to_string(i) + " '" + va->name() + "'",
+        add("io_type", "output " + std::to_string(i) + " '" + va->name() + "'",
             "output " + std::to_string(i) + " '" + vb->name() + "'",
             "output types differ: " + va->type().to_string() + " vs " + vb->type().to_string());
       }
@@ -261,7 +358,7 @@ class Differ {
     std::set_difference(y.begin(), y.end(), x.begin(), x.end(), std::back_inserter(only_b));
     if (r_.differences.empty() && (!only_a.empty() || !only_b.empty()) && !tolerant(o_) &&
         o_.compare_dead_nodes) {
-      add("first graph", "second graph",
+      add("dead_nodes", "first graph", "second graph",
           std::to_string(only_a.size()) + " node(s) only in the first graph and " +
               std::to_string(only_b.size()) +
               " only in the second (nodes that feed no output, or duplicated computations)");
@@ -270,9 +367,11 @@ class Differ {
 
   bool full() const { return r_.differences.size() >= o_.max_differences; }
 
-  void add(std::string a, std::string b, std::string message) {
+  void add(const char* kind, std::string a, std::string b, std::string message,
+           std::optional<TensorDelta> delta = std::nullopt) {
     if (full()) return;
-    r_.differences.push_back({std::move(a), std::move(b), std::move(message)});
+    r_.differences.push_back(
+        {std::move(a), std::move(b), std::move(message), kind, path_, std::move(delta)});
   }
 
   uint64_t hash_attr(const Attr& a, int side) {
@@ -351,7 +450,7 @@ class Differ {
       }
       if (!visited_.insert({a, b}).second) continue;
       if (!a || !b) {
-        if (a != b) add(describe(a), describe(b), "an input is omitted on one side only");
+        if (a != b) add("source", describe(a), describe(b), "an input is omitted on one side only");
         continue;
       }
       uint64_t ha = lookup(0, a), hb = lookup(1, b);
@@ -362,26 +461,33 @@ class Differ {
       auto tb = nb ? constant_tensor(nb) : b->const_value();
       if (ta && tb && !(a->is_graph_input() || b->is_graph_input())) {
         std::string why;
-        if (!tensors_equal(*ta, *tb, o_, &why))
-          add(describe(a), describe(b), "constants differ: " + why);
+        std::optional<TensorDelta> delta;
+        if (!tensors_equal(*ta, *tb, o_, &why, &delta)) {
+          add("constant", describe(a), describe(b), "constants differ: " + why, std::move(delta));
+        }
         continue;
       }
       if (!na || !nb || (ta && !na) || (tb && !nb)) {
         if (na || nb || ha != hb) {
           std::string msg = "different sources";
           if (a->is_graph_input() && b->is_graph_input()) msg = "different graph inputs";
-          add(describe(a), describe(b), msg);
+          add("source", describe(a), describe(b), msg);
         }
         continue;
       }
       if (na->op_type() != nb->op_type() ||
           canonical_domain(na->domain()) != canonical_domain(nb->domain())) {
-        add(describe(na), describe(nb),
+        add("operator", describe(na), describe(nb),
             "operators differ: " + na->op_type() + " vs " + nb->op_type());
+        // Differences upstream are differences too (a new op and new weights).
+        if (used_inputs(na) == used_inputs(nb)) {
+          for (size_t i = 0; i < used_inputs(na); ++i)
+            stack.push_back({na->input(i), nb->input(i)});
+        }
         continue;
       }
       if (a->output_index() != b->output_index()) {
-        add(describe(a), describe(b), "different outputs of the same operator");
+        add("operator", describe(a), describe(b), "different outputs of the same operator");
         continue;
       }
       if (!compare_node_shape(na, nb)) continue;
@@ -389,33 +495,37 @@ class Differ {
     }
   }
 
-  // Attributes, arity and subgraphs of two nodes of the same op.
+  // Attributes, arity and subgraphs of two nodes of the same op. Reports
+  // every attribute that differs; true when the inputs can still be compared
+  // pairwise (same arity).
   bool compare_node_shape(const Node* na, const Node* nb) {
     if (used_inputs(na) != used_inputs(nb) || na->num_outputs() != nb->num_outputs()) {
-      add(describe(na), describe(nb), "input or output counts differ");
+      add("count", describe(na), describe(nb), "input or output counts differ");
       return false;
     }
     std::map<std::string, const Attr*> attrs_b;
     for (const Attr& x : nb->attrs()) attrs_b[x.name] = &x;
-    if (na->attrs().size() != nb->attrs().size()) {
-      add(describe(na), describe(nb), "attribute sets differ");
-      return false;
-    }
     for (const Attr& x : na->attrs()) {
       auto it = attrs_b.find(x.name);
       std::string why;
       if (it == attrs_b.end()) {
-        add(describe(na), describe(nb), "attribute '" + x.name + "' only in the first");
-        return false;
+        add("attribute", describe(na), describe(nb),
+            "attribute '" + x.name + "' only in the first");
+        continue;
       }
-      if (!attrs_equal(x, *it->second, &why)) {
-        add(describe(na), describe(nb), why);
-        return false;
+      const Attr& y = *it->second;
+      attrs_b.erase(it);
+      if (!attrs_equal(x, y, &why)) {
+        add("attribute", describe(na), describe(nb), why);
+        continue;
       }
-      if (x.g) compare_graphs(*x.g, *it->second->g, "subgraph '" + x.name + "' of " + describe(na));
+      if (x.g) compare_graphs(*x.g, *y.g, "subgraph '" + x.name + "' of " + describe(na));
       for (size_t i = 0; i < x.graphs.size(); ++i) {
-        compare_graphs(*x.graphs[i], *it->second->graphs[i], "subgraph of " + describe(na));
+        compare_graphs(*x.graphs[i], *y.graphs[i], "subgraph of " + describe(na));
       }
+    }
+    for (const auto& [name, attr] : attrs_b) {
+      add("attribute", describe(na), describe(nb), "attribute '" + name + "' only in the second");
     }
     return true;
   }
@@ -431,6 +541,7 @@ class Differ {
   std::unordered_map<const Value*, uint64_t> hash_[2];
   std::vector<uint64_t> node_hashes_[2];
   std::unordered_set<std::pair<const Value*, const Value*>, PairHash> visited_;
+  std::string path_;  // the subgraph being compared ("" for the top graph)
 };
 
 }  // namespace
@@ -439,8 +550,9 @@ std::string DiffResult::to_string() const {
   if (differences.empty()) return "equivalent\n";
   std::string out;
   for (const Difference& d : differences) {
-    out +=
-        "difference: " + d.message + "\n  first:  " + d.where_a + "\n  second: " + d.where_b + "\n";
+    out += "difference: " + d.message + "\n";
+    if (!d.path.empty() && d.path.rfind("function '", 0) != 0) out += "  in:     " + d.path + "\n";
+    out += "  first:  " + d.where_a + "\n  second: " + d.where_b + "\n";
   }
   return out;
 }
@@ -460,9 +572,9 @@ DiffResult diff(const Function& a, const Function& b, const DiffOptions& options
   o.compare_io_types = false;  // function parameters are untyped
   DiffResult r = diff(*a.body, *b.body, o);
   if (a.attributes != b.attributes) {
-    r.differences.insert(
-        r.differences.begin(),
-        {"function '" + a.name + "'", "function '" + b.name + "'", "attribute parameters differ"});
+    r.differences.insert(r.differences.begin(),
+                         {"function '" + a.name + "'", "function '" + b.name + "'",
+                          "attribute parameters differ", "function"});
   }
   return r;
 }
@@ -499,7 +611,7 @@ DiffResult diff(const Model& a, const Model& b, const DiffOptions& options) {
     }
     if (text.empty()) text = "the second model imports a used domain the first does not";
     r.differences.insert(r.differences.begin(),
-                         {"model", "model", "opset imports differ: " + text});
+                         {"model", "model", "opset imports differ: " + text, "opset"});
   }
   // Functions match by their key (domain, name, overload).
   auto label = [](const Function& f) {
@@ -510,20 +622,21 @@ DiffResult diff(const Model& a, const Model& b, const DiffOptions& options) {
   for (const auto& f : a.functions) {
     auto it = fb.find({f->domain, f->name, f->overload});
     if (it == fb.end()) {
-      r.differences.push_back(
-          {"function '" + label(*f) + "'", "(none)", "function only in the first model"});
+      r.differences.push_back({"function '" + label(*f) + "'", "(none)",
+                               "function only in the first model", "function"});
       continue;
     }
     DiffResult fr = diff(*f, *it->second, options);
     for (auto& d : fr.differences) {
       d.message = "in function '" + f->name + "': " + d.message;
+      d.path = "function '" + label(*f) + "'" + (d.path.empty() ? "" : " / " + d.path);
       r.differences.push_back(std::move(d));
     }
     fb.erase(it);
   }
   for (const auto& [key, f] : fb) {
-    r.differences.push_back(
-        {"(none)", "function '" + label(*f) + "'", "function only in the second model"});
+    r.differences.push_back({"(none)", "function '" + label(*f) + "'",
+                             "function only in the second model", "function"});
   }
   if (r.differences.size() > options.max_differences) r.differences.resize(options.max_differences);
   return r;

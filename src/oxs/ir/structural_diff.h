@@ -8,6 +8,8 @@
 // walked pairwise to name the first differences.
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -36,10 +38,30 @@ struct DiffOptions {
   bool allow_refined_output_types = false;
 };
 
+// How two tensors of the same type and shape differ, over every element
+// (not only the first): for `oxs diff` and its JSON.
+struct TensorDelta {
+  int64_t elements = 0;                 // elements compared
+  int64_t differing = 0;                // elements outside the tolerance
+  double max_abs = 0;                   // max |a - b| over differing numeric elements
+  double max_rel = 0;                   // max |a - b| / |b| (inf where b is 0)
+  int64_t first_index = -1;             // flat (row-major) index of the first differing element
+  std::vector<int64_t> first_index_nd;  // the same, per dimension
+  std::string first_a, first_b;         // the two values there, as text
+};
+
 struct Difference {
   std::string where_a;  // e.g. "node 'Add_3' (Add)" or "output 0 'y'"
   std::string where_b;
   std::string message;
+  // What differs: "opset", "function", "count" (inputs/outputs/arity),
+  // "io_type", "operator", "attribute", "constant", "source", "dead_nodes".
+  std::string kind;
+  // The graph the difference is in: "" for the main graph, else e.g.
+  // "function 'f'" or "subgraph 'body' of node 'loop' (Loop)".
+  std::string path;
+  // For "constant" (and tensor attributes) of equal type and shape.
+  std::optional<TensorDelta> tensor;
 };
 
 struct DiffResult {

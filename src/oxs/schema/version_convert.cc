@@ -1,0 +1,172 @@
+#include "oxs/schema/version_convert.h"
+
+#include <onnx/version_converter/convert.h>
+
+#include <memory>
+#include <stdexcept>
+#include <typeinfo>
+
+#include "oxs/ir/error.h"
+#include "oxs/onnx/proto_convert.h"
+#include "oxs/schema/conformance.h"
+#include "oxs/schema/registry.h"
+
+namespace oxs::schema {
+namespace {
+
+namespace vc = ::onnx::version_conversion;
+
+// Down one opset for an op whose step up libonnx itself declares compatible
+// (a CompatibleAdapter: the same meaning, the newer version taking more
+// types) but for which it registers no way back: the node stays as it is
+// if its element types are ones the older version accepts. libonnx 1.12
+// lacks most of these (e.g. Relu 14 -> 13), so without them almost no model
+// of a recent opset converts down.
+class ReverseOfCompatible : public vc::Adapter {
+ public:
+  ReverseOfCompatible(const std::string& op, int64_t from, const ::onnx::OpSchema* older)
+      : vc::Adapter(op, ::onnx::OpSetID(from), ::onnx::OpSetID(from - 1)), older_(older) {}
+
+  ::onnx::Node* adapt(std::shared_ptr<::onnx::Graph>, ::onnx::Node* node) const override {
+    check(node->inputs(), older_->inputs(), "input");
+    check(node->outputs(), older_->outputs(), "output");
+    return node;
+  }
+
+ private:
+  template <class Values>
+  void check(Values values, const std::vector<::onnx::OpSchema::FormalParameter>& formals,
+             const char* what) const {
+    if (formals.empty()) return;
+    for (size_t i = 0; i < values.size(); ++i) {
+      const int32_t elem = values[i]->elemType();
+      if (elem == 0) continue;  // omitted, or of unknown type: the final check decides
+      ::onnx::TypeProto tp;
+      tp.mutable_tensor_type()->set_elem_type(elem);
+      const auto& f = formals[std::min(i, formals.size() - 1)];
+      if (!f.GetTypes().count(::onnx::Utils::DataTypeUtils::ToType(tp))) {
+        throw std::runtime_error(
+            name() + "-" + std::to_string(older_->since_version()) + " does not take " + what +
+            " element type " +
+            ::onnx::Utils::DataTypeUtils::ToDataTypeString(tp.tensor_type().elem_type()));
+      }
+    }
+  }
+  const ::onnx::OpSchema* older_;
+};
+
+// libonnx's converter plus ReverseOfCompatible where it has no way down.
+class Converter : public vc::DefaultVersionConverter {
+ public:
+  Converter() {
+    std::vector<std::unique_ptr<vc::Adapter>> extra;
+    for (const auto& [op, by_initial] : adapters) {
+      for (const auto& [initial, by_target] : by_initial) {
+        for (const auto& [target, adapter] : by_target) {
+          const int64_t from = adapter->initial_version().version();
+          const int64_t to = adapter->target_version().version();
+          const vc::Adapter& a = *adapter;
+          if (to != from + 1 || typeid(a) != typeid(vc::CompatibleAdapter)) continue;
+          if (has_adapter(op, to, from)) continue;
+          const ::onnx::OpSchema* older = schema_at(op, from);
+          if (older) extra.push_back(std::make_unique<ReverseOfCompatible>(op, to, older));
+        }
+      }
+    }
+    for (auto& e : extra) registerAdapter(std::move(e));
+  }
+
+ private:
+  bool has_adapter(const std::string& op, int64_t from, int64_t to) const {
+    auto o = adapters.find(op);
+    if (o == adapters.end()) return false;
+    auto i = o->second.find(::onnx::OpSetID(from).toString());
+    return i != o->second.end() && i->second.count(::onnx::OpSetID(to).toString());
+  }
+  // The op's schema in force at `opset`, from the registry (all_schemas
+  // points into a vector that libonnx's constructor has already freed).
+  static const ::onnx::OpSchema* schema_at(const std::string& op, int64_t opset) {
+    return ::onnx::OpSchemaRegistry::Schema(op, static_cast<int>(opset), "");
+  }
+};
+
+// "…: No Adapter From Version $14 for Relu" -> "no adapter for Relu from
+// its version 14"; other messages stay as they are, on one line.
+std::string converter_message(std::string why) {
+  while (!why.empty() && (why.back() == '\n' || why.back() == ' ')) why.pop_back();
+  for (char& c : why) c = c == '\n' ? ' ' : c;
+  const std::string marker = "No Adapter From Version $";
+  if (auto at = why.find(marker); at != std::string::npos) {
+    std::string rest = why.substr(at + marker.size());  // "14 for Relu"
+    auto sp = rest.find(" for ");
+    if (sp != std::string::npos) {
+      return "no conversion of " + rest.substr(sp + 5) + " from its opset-" + rest.substr(0, sp) +
+             " version in this direction";
+    }
+  }
+  if (auto at = why.find("failed: "); at != std::string::npos) return why.substr(at + 8);
+  return why;
+}
+
+int64_t default_opset(const ir::Model& m) {
+  for (const ir::OpsetImport& imp : m.opset_imports) {
+    if (imp.domain.empty() || imp.domain == "ai.onnx") return imp.version;
+  }
+  return 0;
+}
+
+}  // namespace
+
+OpsetConversion convert_opset(const ir::Model& model, int64_t target,
+                              const std::string& model_dir) {
+  const int64_t latest = latest_opset("").value_or(0);
+  if (target < 1 || target > latest) {
+    throw Error(ErrorKind::Usage, "--opset " + std::to_string(target) +
+                                      ": libonnx converts between ai.onnx opsets 1 and " +
+                                      std::to_string(latest));
+  }
+  const int64_t from = default_opset(model);
+  if (from == 0) {
+    throw Error(ErrorKind::Unsupported, "the model imports no ai.onnx opset; nothing to convert");
+  }
+  if (!model.functions.empty()) {
+    throw Error(ErrorKind::Unsupported,
+                "the model has " + std::to_string(model.functions.size()) +
+                    " model-local function(s), which libonnx's version converter drops; inline "
+                    "them first (e.g. compile with --inline)");
+  }
+  if (from > latest) {
+    throw Error(ErrorKind::Unsupported, "the model is at opset " + std::to_string(from) +
+                                            "; libonnx's converter knows opsets up to " +
+                                            std::to_string(latest));
+  }
+  OpsetConversion out;
+  out.from = from;
+  out.to = target;
+  ::onnx::ModelProto proto;
+  onnx::model_to_proto(model, &proto);
+  ::onnx::ModelProto converted;
+  try {
+    static const Converter converter;  // builds libonnx's adapter tables once
+    converted = converter.convert_version(proto, ::onnx::OpSetID(from), ::onnx::OpSetID(target));
+  } catch (const std::exception& e) {
+    throw Error(ErrorKind::Unsupported, "cannot convert from opset " + std::to_string(from) +
+                                            " to " + std::to_string(target) + ": " +
+                                            converter_message(e.what()));
+  }
+  onnx::FromProtoContext ctx;
+  ctx.file = "(converted model)";
+  ctx.base_dir = model_dir;
+  out.model = onnx::model_from_proto(converted, ctx);
+  ConformanceOptions check;
+  check.model_dir = model_dir;
+  for (const ConformanceIssue& issue : check_conformance(out.model, check)) {
+    if (issue.limitation) continue;
+    throw Error(ErrorKind::Unsupported, "the model converted to opset " + std::to_string(target) +
+                                            " is not valid (" + issue.stage + ": " + issue.message +
+                                            "); it was not written");
+  }
+  return out;
+}
+
+}  // namespace oxs::schema
