@@ -273,12 +273,14 @@ Run setup_opt(CLI::App& app) {
   app.add_option("--explain", args->explain_rule, "explain why RULE does (not) apply at --at NODE");
   app.add_option("--at", args->explain_at, "the node (name or output name) for --explain");
   app.footer(
-      "Examples:\n  oxs opt model.onnx -o small.onnx --stats\n"
-      "  oxs opt model.onnx -o out.onnx --passes fold,cse,dce --verify tolerance=1e-5,1e-6\n"
-      "  oxs opt model.onnx -o out.onnx --passes break-adds --verify equality\n"
-      "  oxs opt model.onnx -o out.onnx --rules BreakAdds.py --verify equality\n"
-      "  oxs opt model.onnx -o out.onnx -c opt.yaml\n"
-      "  oxs opt model.onnx --explain algebraic.MulOne --at mul_3\n  oxs opt --list\n");
+      "Examples:\n  oxs opt examples/models/mlp.onnx -o small.onnx --stats\n"
+      "  oxs opt examples/models/mlp.onnx -o out.onnx --passes fold,cse,dce --verify "
+      "tolerance=1e-5,1e-6\n"
+      "  oxs opt examples/models/mlp.onnx -o out.onnx --verify metric=cosine:0.9999\n"
+      "  oxs opt --list\n"
+      "A rule file or a config: `oxs opt MODEL -o OUT --rules RULE.py --verify equality`,\n"
+      "`oxs opt MODEL -o OUT -c opt.yaml`; why a rule does not apply at a node:\n"
+      "`oxs opt MODEL --explain algebraic.MulOne --at NODE`.\n");
   return [args] { return run_opt(*args); };
 }
 

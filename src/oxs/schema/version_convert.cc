@@ -7,7 +7,7 @@
 #include <typeinfo>
 
 #include "oxs/ir/error.h"
-#include "oxs/onnx/proto_convert.h"
+#include "oxs/onnx/libonnx_bridge.h"
 #include "oxs/schema/conformance.h"
 #include "oxs/schema/registry.h"
 
@@ -119,7 +119,10 @@ int64_t default_opset(const ir::Model& m) {
 
 OpsetConversion convert_opset(const ir::Model& model, int64_t target,
                               const std::string& model_dir) {
-  const int64_t latest = latest_opset("").value_or(0);
+  // libonnx's converter knows the opsets of libonnx (1.12: up to 17), which
+  // may be fewer than the schemas oxs serves.
+  const int64_t latest =
+      ::onnx::OpSchemaRegistry::DomainToVersionRange::Instance().Map().at("").second;
   if (target < 1 || target > latest) {
     throw Error(ErrorKind::Usage, "--opset " + std::to_string(target) +
                                       ": libonnx converts between ai.onnx opsets 1 and " +
@@ -144,7 +147,7 @@ OpsetConversion convert_opset(const ir::Model& model, int64_t target,
   out.from = from;
   out.to = target;
   ::onnx::ModelProto proto;
-  onnx::model_to_proto(model, &proto);
+  onnx::model_to_proto(model, &proto, onnx::ToProtoOptions{});
   ::onnx::ModelProto converted;
   try {
     static const Converter converter;  // builds libonnx's adapter tables once
@@ -157,7 +160,9 @@ OpsetConversion convert_opset(const ir::Model& model, int64_t target,
   onnx::FromProtoContext ctx;
   ctx.file = "(converted model)";
   ctx.base_dir = model_dir;
-  out.model = onnx::model_from_proto(converted, ctx);
+  wire::ModelProto wire_model;
+  onnx::reencode(converted, &wire_model);
+  out.model = onnx::model_from_proto(wire_model, ctx);
   ConformanceOptions check;
   check.model_dir = model_dir;
   for (const ConformanceIssue& issue : check_conformance(out.model, check)) {
