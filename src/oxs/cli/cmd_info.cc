@@ -8,6 +8,7 @@
 
 #include "oxs/cli/command.h"
 #include "oxs/cli/format.h"
+#include "oxs/ir/printable.h"
 #include "oxs/onnx/model_io.h"
 
 namespace oxs::cli {
@@ -41,26 +42,26 @@ std::vector<const ir::Graph*> all_graphs(const ir::Graph& main) {
 }
 
 std::string op_key(const ir::Node& n) {
-  return n.domain().empty() || n.domain() == "ai.onnx" ? n.op_type()
-                                                       : n.domain() + "." + n.op_type();
+  return ir::printable(
+      n.domain().empty() || n.domain() == "ai.onnx" ? n.op_type() : n.domain() + "." + n.op_type());
 }
 
-int run_info(const std::string& path) {
-  ir::Model model = onnx::load(path);
+int run_info(const std::string& path, const onnx::LoadOptions& load) {
+  ir::Model model = onnx::load(path, load);
   const ir::Graph& g = *model.graph;
 
-  fmt::print("file:         {}\n", path);
+  fmt::print("file:         {}\n", ir::printable(path));
   fmt::print("ir_version:   {}\n", model.ir_version);
   fmt::print("opsets:       {}\n", opsets_text(model.opset_imports));
   if (!model.producer_name.empty() || !model.producer_version.empty()) {
-    fmt::print("producer:     {}{}{}\n", model.producer_name,
-               model.producer_version.empty() ? "" : " ", model.producer_version);
+    fmt::print("producer:     {}{}{}\n", ir::printable(model.producer_name),
+               model.producer_version.empty() ? "" : " ", ir::printable(model.producer_version));
   }
-  if (!model.domain.empty()) fmt::print("domain:       {}\n", model.domain);
+  if (!model.domain.empty()) fmt::print("domain:       {}\n", ir::printable(model.domain));
   if (model.has_model_version || model.model_version) {
     fmt::print("model_version: {}\n", model.model_version);
   }
-  fmt::print("graph:        {}\n", g.name().empty() ? "(unnamed)" : g.name());
+  fmt::print("graph:        {}\n", g.name().empty() ? "(unnamed)" : ir::printable(g.name()));
 
   size_t real_inputs = 0;
   for (const ir::Value* v : g.inputs()) real_inputs += v->is_initializer() ? 0 : 1;
@@ -96,7 +97,8 @@ int run_info(const std::string& path) {
   fmt::print("functions:    {}\n", model.functions.size());
   for (const auto& f : model.functions) {
     if (!f) continue;
-    fmt::print("  {}{} ({} nodes)\n", f->domain.empty() ? "" : f->domain + ".", f->name,
+    fmt::print("  {} ({} nodes)\n",
+               ir::printable(f->domain.empty() ? f->name : f->domain + "." + f->name),
                f->body ? f->body->num_nodes() : 0);
   }
 
@@ -126,12 +128,14 @@ int run_info(const std::string& path) {
 
 Run setup_info(CLI::App& app) {
   auto path = std::make_shared<std::string>();
+  auto load = std::make_shared<onnx::LoadOptions>();
   app.add_option("MODEL", *path, "the .onnx file")->required();
+  add_load_options(app, *load);
   app.footer(
       "Prints versions, producer, graph inputs and outputs with types, node counts per op type,\n"
       "functions and initializer sizes. Weights are not read.\n\n"
       "Example:\n  oxs info examples/models/mlp.onnx\n");
-  return [path] { return run_info(*path); };
+  return [path, load] { return run_info(*path, *load); };
 }
 
 }  // namespace
