@@ -9,6 +9,8 @@
 // through the model harness).
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <map>
@@ -282,10 +284,19 @@ void single_op(const uint8_t* data, size_t size) {
   }
   for (size_t i = 0; i < node->num_outputs(); ++i) g.add_output(node->output(i));
 
+  // OXS_FUZZ_VERBOSE=1 says which case each input became (for triage).
+  static const bool verbose = std::getenv("OXS_FUZZ_VERBOSE") != nullptr;
+  if (verbose) {
+    std::fprintf(stderr, "single_op: %s%s%s-%lld, %zu inputs, %zu attributes\n",
+                 which.domain.c_str(), which.domain.empty() ? "" : ".", which.op.c_str(),
+                 static_cast<long long>(which.version), inputs.size(), node->attrs().size());
+  }
   try {
     eval::Session session(model);
     (void)session.run(feeds);
-  } catch (const Error&) {
+    if (verbose) std::fprintf(stderr, "single_op: ran\n");
+  } catch (const Error& e) {
+    if (verbose) std::fprintf(stderr, "single_op: oxs::Error: %s\n", e.what());
   }
 }
 
