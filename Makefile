@@ -5,7 +5,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps configure build demo test bench format clean python
+.PHONY: all deps configure build demo test test-asan fuzz bench format clean python
 
 all: build
 
@@ -32,6 +32,21 @@ python: configure
 # `make test ROOM=eval` runs one room's tests (its ctest label).
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) $(if $(ROOM),-L '^$(ROOM)$$')
+
+# The whole suite under AddressSanitizer and UndefinedBehaviorSanitizer, in
+# its own build directory (docs/hostile-input.md). -Werror stays on.
+ASAN_BUILD ?= build-asan
+test-asan: deps
+	cmake -S . -B $(ASAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release \
+	  -DOXS_SANITIZE=address,undefined -DOXS_BUILD_BENCH=OFF $(CMAKE_FLAGS)
+	cmake --build $(ASAN_BUILD) -j $(JOBS)
+	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -j $(JOBS)
+
+# Every libFuzzer harness for FUZZ_SECONDS each (fuzz/run.sh, clang).
+FUZZ_SECONDS ?= 60
+fuzz: deps
+	./fuzz/run.sh $(FUZZ_SECONDS)
 
 bench: build
 	./bench/run $(BUILD)

@@ -9,6 +9,7 @@
 #include "oxs/cli/format.h"
 #include "oxs/cli/json_out.h"
 #include "oxs/infer/check_model.h"
+#include "oxs/ir/printable.h"
 #include "oxs/onnx/model_io.h"
 
 namespace oxs::cli {
@@ -16,6 +17,7 @@ namespace {
 
 struct CheckArgs {
   std::string path;
+  onnx::LoadOptions load;
   bool no_shape_inference = false;
   bool lenient = false;
   bool json = false;
@@ -40,8 +42,14 @@ std::string opset_summary(const ir::Model& m) {
   return others.empty() ? main : main + " (" + others + ")";
 }
 
+int report_problems(const CheckArgs& args, size_t problems) {
+  fmt::print(stderr, "oxs: error: {}: {} problem{} found\n", ir::printable(args.path), problems,
+             problems == 1 ? "" : "s");
+  return kExitProblem;
+}
+
 int run_check(const CheckArgs& args) {
-  ir::Model model = onnx::load(args.path);
+  ir::Model model = onnx::load(args.path, args.load);
   size_t problems = 0;
   Json issues = Json::array();
   // One problem (or a note): a line on stderr, or an entry of the JSON list.
@@ -52,8 +60,8 @@ int run_check(const CheckArgs& args) {
     } else {
       // The verifier's messages start with their location, as they always did.
       const std::string prefix = stage == "verifier" ? "" : stage + ": ";
-      fmt::print(stderr, "oxs: {}: {}: {}{}\n", note ? "note" : "error", args.path, prefix,
-                 message);
+      fmt::print(stderr, "oxs: {}: {}: {}{}\n", note ? "note" : "error", ir::printable(args.path),
+                 prefix, ir::printable_lines(message));
     }
     if (!note) ++problems;
   };
@@ -75,11 +83,7 @@ int run_check(const CheckArgs& args) {
     print_json(j);
     return problems ? kExitProblem : kExitOk;
   }
-  if (problems) {
-    fmt::print(stderr, "oxs: error: {}: {} problem{} found\n", args.path, problems,
-               problems == 1 ? "" : "s");
-    return kExitProblem;
-  }
+  if (problems) return report_problems(args, problems);
   fmt::print("ok: {} nodes, opset {}\n", grouped(count_nodes(*model.graph)), opset_summary(model));
   return kExitOk;
 }
@@ -87,6 +91,7 @@ int run_check(const CheckArgs& args) {
 Run setup_check(CLI::App& app) {
   auto args = std::make_shared<CheckArgs>();
   app.add_option("MODEL", args->path, "the .onnx file")->required();
+  add_load_options(app, args->load);
   app.add_flag("--no-shape-inference", args->no_shape_inference,
                "skip libonnx's shape inference (run only the verifier and the checker)");
   app.add_flag("--lenient", args->lenient,

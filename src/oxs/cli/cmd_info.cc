@@ -9,6 +9,7 @@
 #include "oxs/cli/command.h"
 #include "oxs/cli/format.h"
 #include "oxs/cli/json_out.h"
+#include "oxs/ir/printable.h"
 #include "oxs/onnx/model_io.h"
 
 namespace oxs::cli {
@@ -42,8 +43,8 @@ std::vector<const ir::Graph*> all_graphs(const ir::Graph& main) {
 }
 
 std::string op_key(const ir::Node& n) {
-  return n.domain().empty() || n.domain() == "ai.onnx" ? n.op_type()
-                                                       : n.domain() + "." + n.op_type();
+  return ir::printable(
+      n.domain().empty() || n.domain() == "ai.onnx" ? n.op_type() : n.domain() + "." + n.op_type());
 }
 
 // What `info` reports, gathered once and printed as text or JSON.
@@ -131,22 +132,24 @@ Json info_json(const std::string& path, const ir::Model& model, const InfoData& 
 
 void print_info_text(const std::string& path, const ir::Model& model, const InfoData& d) {
   const ir::Graph& g = *model.graph;
-  fmt::print("file:         {}\n", path);
+  fmt::print("file:         {}\n", ir::printable(path));
   fmt::print("ir_version:   {}\n", model.ir_version);
   fmt::print("opsets:       {}\n", opsets_text(model.opset_imports));
   if (!model.producer_name.empty() || !model.producer_version.empty()) {
-    fmt::print("producer:     {}{}{}\n", model.producer_name,
-               model.producer_version.empty() ? "" : " ", model.producer_version);
+    fmt::print("producer:     {}{}{}\n", ir::printable(model.producer_name),
+               model.producer_version.empty() ? "" : " ", ir::printable(model.producer_version));
   }
-  if (!model.domain.empty()) fmt::print("domain:       {}\n", model.domain);
+  if (!model.domain.empty()) fmt::print("domain:       {}\n", ir::printable(model.domain));
   if (model.has_model_version || model.model_version) {
     fmt::print("model_version: {}\n", model.model_version);
   }
   if (!model.metadata_props.empty()) {
     fmt::print("metadata:     {}\n", model.metadata_props.size());
-    for (const auto& [k, v] : model.metadata_props) fmt::print("  {}: {}\n", k, v);
+    for (const auto& [k, v] : model.metadata_props) {
+      fmt::print("  {}: {}\n", ir::printable(k), ir::printable(v));
+    }
   }
-  fmt::print("graph:        {}\n", g.name().empty() ? "(unnamed)" : g.name());
+  fmt::print("graph:        {}\n", g.name().empty() ? "(unnamed)" : ir::printable(g.name()));
 
   size_t real_inputs = 0;
   for (const ir::Value* v : g.inputs()) real_inputs += v->is_initializer() ? 0 : 1;
@@ -170,7 +173,8 @@ void print_info_text(const std::string& path, const ir::Model& model, const Info
   fmt::print("functions:    {}\n", model.functions.size());
   for (const auto& f : model.functions) {
     if (!f) continue;
-    fmt::print("  {}{} ({} nodes)\n", f->domain.empty() ? "" : f->domain + ".", f->name,
+    fmt::print("  {} ({} nodes)\n",
+               ir::printable(f->domain.empty() ? f->name : f->domain + "." + f->name),
                f->body ? f->body->num_nodes() : 0);
   }
 
@@ -189,10 +193,11 @@ void print_info_text(const std::string& path, const ir::Model& model, const Info
 struct InfoArgs {
   std::string path;
   bool json = false;
+  onnx::LoadOptions load;
 };
 
 int run_info(const InfoArgs& args) {
-  ir::Model model = onnx::load(args.path);
+  ir::Model model = onnx::load(args.path, args.load);
   InfoData d = gather(model);
   if (args.json) {
     print_json(info_json(args.path, model, d));
@@ -206,6 +211,7 @@ Run setup_info(CLI::App& app) {
   auto args = std::make_shared<InfoArgs>();
   app.add_option("MODEL", args->path, "the .onnx file")->required();
   app.add_flag("--json", args->json, "print the summary as JSON (schema: docs/json.md)");
+  add_load_options(app, args->load);
   app.footer(
       "Prints versions, producer, metadata, graph inputs and outputs with types, node counts per "
       "op type,\n"

@@ -13,13 +13,14 @@ namespace {
 
 struct PrintArgs {
   std::string path;
+  onnx::LoadOptions load;
   size_t max_elements = 8;
   bool doc_strings = false;
   bool no_node_names = false;
 };
 
 int run_print(const PrintArgs& args) {
-  ir::Model model = onnx::load(args.path);
+  ir::Model model = onnx::load(args.path, args.load);
   ir::PrintOptions options;
   options.max_elements = args.max_elements;
   options.doc_strings = args.doc_strings;
@@ -31,6 +32,7 @@ int run_print(const PrintArgs& args) {
 Run setup_print(CLI::App& app) {
   auto args = std::make_shared<PrintArgs>();
   app.add_option("MODEL", args->path, "the .onnx file")->required();
+  add_load_options(app, args->load);
   app.add_option("--max-elements", args->max_elements,
                  "print tensors of up to N elements in full, else their first N values")
       ->default_val(8)

@@ -10,6 +10,7 @@
 #include <fstream>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -21,6 +22,7 @@
 #include "oxs/eval/summary.h"
 #include "oxs/eval/validate/run_limits.h"
 #include "oxs/ir/error.h"
+#include "oxs/ir/printable.h"
 #include "oxs/onnx/model_io.h"
 #include "oxs/schema/registry.h"
 #include "oxs/script/compile.h"
@@ -45,6 +47,7 @@ struct RunArgs {
   int64_t memory_limit_mb = 0;
   double max_seconds = 0;
   ObserveArgs observe;  // --json, --profile, --repeat, --save-*, --trace-json
+  onnx::LoadOptions load;
 };
 
 // Ctrl-C asks the evaluator to stop at its next check (between nodes, in
@@ -83,6 +86,11 @@ bool ends_with(const std::string& s, const std::string& suffix) {
          s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
+// "name: summary" with the model's text escaped (names and string values).
+void print_value_line(const std::string& name, const eval::Value& v, const RunArgs& args) {
+  fmt::print("{}: {}\n", ir::printable(name), ir::printable_lines(eval::summarize(v, args.values)));
+}
+
 bool trace_matches(const ir::Node& n, const RunArgs& args) {
   if (args.trace_filter.empty()) return true;
   for (const auto& f : args.trace_filter) {
@@ -98,9 +106,9 @@ bool trace_matches(const ir::Node& n, const RunArgs& args) {
 // body appears below its caller).
 void print_trace_enter(const ir::Node& n, int depth, const RunArgs& args) {
   if (!trace_matches(n, args)) return;
-  fmt::print("{}{}{}{}\n", std::string(size_t(depth) * 2, ' '),
-             n.domain().empty() ? "" : n.domain() + ".", n.op_type(),
-             n.name().empty() ? "" : " '" + n.name() + "'");
+  fmt::print("{}{}\n", std::string(size_t(depth) * 2, ' '),
+             ir::printable((n.domain().empty() ? "" : n.domain() + ".") + n.op_type() +
+                           (n.name().empty() ? "" : " '" + n.name() + "'")));
 }
 
 void print_trace(const eval::TraceEvent& e, const RunArgs& args) {
@@ -110,24 +118,30 @@ void print_trace(const eval::TraceEvent& e, const RunArgs& args) {
   for (size_t i = 0; i < e.outputs.size(); ++i) {
     if (!n.output(i)) continue;
     // Lines of a sequence's elements follow the node's indentation.
-    std::string text = eval::summarize(e.outputs[i], args.values);
+    std::string text = ir::printable_lines(eval::summarize(e.outputs[i], args.values));
     for (size_t p = text.find('\n'); p != std::string::npos; p = text.find('\n', p + 1)) {
       text.insert(p + 1, indent);
     }
-    fmt::print("{}  -> {}: {}\n", indent, n.output(i)->name(), text);
+    fmt::print("{}  -> {}: {}\n", indent, ir::printable(n.output(i)->name()), text);
   }
 }
 
-void write_outputs(const RunArgs& args, const std::vector<std::string>& names,
+// --output-dir, opened (and created) before the model runs, so that a path
+// that is a file or not writable fails at once.
+std::optional<onnx::OutputDir> open_output_dir(const RunArgs& args) {
+  if (args.output_dir.empty()) return std::nullopt;
+  return onnx::OutputDir::open(args.output_dir, /*create=*/true);
+}
+
+void write_outputs(const std::optional<onnx::OutputDir>& dir, const std::vector<std::string>& names,
                    const std::vector<eval::Value>& outs) {
-  if (args.output_dir.empty()) return;
-  std::filesystem::create_directories(args.output_dir);
+  if (!dir) return;
   std::map<std::string, int> used;
   for (size_t i = 0; i < outs.size(); ++i) {
     std::string base =
         eval::file_safe_name(names[i].empty() ? "output_" + std::to_string(i) : names[i]);
     if (used[base]++) base += "_" + std::to_string(i);
-    write_output_value(args.output_dir, base, names[i], outs[i]);
+    write_output_value(*dir, base, names[i], outs[i]);
   }
 }
 
@@ -189,7 +203,7 @@ int run_script(const RunArgs& args, eval::SessionOptions options,
                                         v->name() + "=FILE.npy");
     }
     inputs.push_back(eval::random_value(v->name(), declared, dims, rng, args.seq_len));
-    fmt::print("input {}: {}\n", v->name(), eval::summarize(inputs.back(), args.values));
+    print_value_line("input " + v->name(), inputs.back(), args);
   }
   if (!given.empty()) {
     throw Error(ErrorKind::Usage,
@@ -197,6 +211,7 @@ int run_script(const RunArgs& args, eval::SessionOptions options,
   }
   const ir::Model& model = call.model;
   const std::vector<ir::Attr>& attrs = call.attributes;
+  std::optional<onnx::OutputDir> out_dir = open_output_dir(args);
   eval::Session session(model, std::move(options));
   std::vector<eval::Value> outs = session.run_function(*fn, inputs, attrs);
   stop_if_interrupted();
@@ -204,9 +219,9 @@ int run_script(const RunArgs& args, eval::SessionOptions options,
   for (size_t i = 0; i < outs.size(); ++i) {
     const ir::Value* v = fn->body->outputs()[i];
     names.push_back(v->name());
-    fmt::print("{}: {}\n", v->name(), eval::summarize(outs[i], args.values));
+    print_value_line(v->name(), outs[i], args);
   }
-  write_outputs(args, names, outs);
+  write_outputs(out_dir, names, outs);
   return kExitOk;
 }
 
@@ -247,7 +262,7 @@ int run_model(const RunArgs& args) {
     throw Error(ErrorKind::Usage,
                 "-e and --arg are for ONNX Script .py files; use --input for a model");
   }
-  ir::Model model = onnx::load(args.model);
+  ir::Model model = onnx::load(args.model, args.load);
   // A newer opset may change what an op means: refuse rather than run it
   // with the kernels of an older version.
   schema::require_known_opsets(model.opset_imports, "'" + args.model + "'");
@@ -255,6 +270,7 @@ int run_model(const RunArgs& args) {
     schema::require_known_opsets(f->opset_imports,
                                  "'" + args.model + "': function '" + f->name + "'");
   }
+  std::optional<onnx::OutputDir> out_dir = open_output_dir(args);
   std::map<std::string, eval::Value> feeds;
   std::map<std::string, const ir::Value*> declared;
   for (const ir::Value* in : model.graph->inputs()) declared[in->name()] = in;
@@ -283,9 +299,7 @@ int run_model(const RunArgs& args) {
     }
     feeds[in->name()] = eval::random_value(in->name(), in->type(), dims, rng, args.seq_len);
     random.insert(in->name());
-    if (!observer.json()) {
-      fmt::print("input {}: {}\n", in->name(), eval::summarize(feeds[in->name()], args.values));
-    }
+    if (!observer.json()) print_value_line("input " + in->name(), feeds[in->name()], args);
   }
   observer.inputs_ready(feeds, random);
   observer.install(options, model.graph->num_nodes());
@@ -294,9 +308,9 @@ int run_model(const RunArgs& args) {
   stop_if_interrupted();
   std::vector<std::string> names = session.output_names();
   for (size_t i = 0; i < outs.size() && !observer.json(); ++i) {
-    fmt::print("{}: {}\n", names[i], eval::summarize(outs[i], args.values));
+    print_value_line(names[i], outs[i], args);
   }
-  write_outputs(args, names, outs);
+  write_outputs(out_dir, names, outs);
   observer.finish(names, outs, args.model);
   return kExitOk;
 }
@@ -323,6 +337,7 @@ Run setup_run(CLI::App& app) {
                  "write each output as DIR/<name>.npy (a sequence: DIR/<name>/<i>.npy, a map: "
                  "DIR/<name>.json)");
   app.add_flag("--trace", args->trace, "print every node as it runs");
+  add_load_options(app, args->load);
   app.add_option("--trace-filter", args->trace_filter,
                  "trace only nodes with this op type, node name or output name (repeatable)");
   app.add_option("--values", args->values, "values to print per tensor (default 8)");

@@ -33,6 +33,12 @@ std::vector<Command> registered_commands() {
   return out;
 }
 
+void add_load_options(CLI::App& app, onnx::LoadOptions& options) {
+  app.add_flag("--allow-hardlinks", options.allow_hardlinks,
+               "accept external data files with several hard links (refused by default: a hard "
+               "link may be a file from outside the model's directory)");
+}
+
 std::string version_text() {
   std::string text = "oxs " OXS_VERSION;
   if (auto latest = schema::latest_opset("")) {

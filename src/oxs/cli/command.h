@@ -26,6 +26,8 @@
 #include <string>
 #include <vector>
 
+#include "oxs/onnx/model_io.h"
+
 namespace oxs::cli {
 
 // Exit codes of `oxs`.
@@ -52,6 +54,10 @@ struct Command {
 bool register_command(Command command);
 // Every registered command, sorted by (order, name).
 std::vector<Command> registered_commands();
+
+// Declares the options of loading a model (--allow-hardlinks) on a
+// command's `app`, filling `options` (which must outlive the parse).
+void add_load_options(CLI::App& app, onnx::LoadOptions& options);
 
 // The version line printed by `oxs --version`.
 std::string version_text();

@@ -4,6 +4,8 @@
 
 #include <filesystem>
 
+#include "oxs/ir/printable.h"
+
 namespace oxs::cli {
 
 std::string human_bytes(int64_t bytes) {
@@ -32,15 +34,15 @@ std::string opsets_text(const std::vector<ir::OpsetImport>& imports) {
   std::string out;
   for (const ir::OpsetImport& imp : imports) {
     if (!out.empty()) out += ", ";
-    out += (imp.domain.empty() ? std::string("ai.onnx") : imp.domain) + " " +
+    out += (imp.domain.empty() ? std::string("ai.onnx") : ir::printable(imp.domain)) + " " +
            std::to_string(imp.version);
   }
   return out.empty() ? "none" : out;
 }
 
 std::string value_text(const ir::Value& v) {
-  if (v.type().is_none()) return v.name();
-  return v.name() + ": " + v.type().to_string();
+  if (v.type().is_none()) return ir::printable(v.name());
+  return ir::printable(v.name() + ": " + v.type().to_string());
 }
 
 std::string directory_of(const std::string& path) {

@@ -1,4 +1,5 @@
-// Small formatting helpers shared by the subcommands' output.
+// Small formatting helpers shared by the subcommands' output. Helpers that
+// show model text escape it (ir::printable), as every command must.
 #pragma once
 
 #include <cstdint>

@@ -10,6 +10,8 @@
 #include "oxs/cli/command.h"
 #include "oxs/cli/help.h"
 #include "oxs/ir/error.h"
+#include "oxs/ir/printable.h"
+#include "oxs/schema/suggest.h"
 
 namespace {
 
@@ -18,10 +20,11 @@ int report(const oxs::Error& e) {
     fmt::print(stderr,
                "oxs: internal error: {}\noxs: this is a bug in oxs; please report it with the "
                "command line and the input\n",
-               e.describe());
+               oxs::ir::printable_lines(e.describe()));
     return oxs::cli::kExitInternal;
   }
-  fmt::print(stderr, "oxs: error: {}\n", e.describe());
+  // Messages quote model names: escape what a terminal would obey.
+  fmt::print(stderr, "oxs: error: {}\n", oxs::ir::printable_lines(e.describe()));
   return e.kind() == oxs::ErrorKind::Usage ? oxs::cli::kExitUsage : oxs::cli::kExitProblem;
 }
 
@@ -56,7 +59,7 @@ int main(int argc, char** argv) {
     fmt::print(stderr,
                "oxs: internal error: {}\noxs: this is a bug in oxs; please report it with the "
                "command line and the input\n",
-               e.what());
+               oxs::ir::printable_lines(e.what()));
     return kExitInternal;
   } catch (...) {
     fmt::print(stderr, "oxs: internal error: unknown exception\noxs: this is a bug in oxs\n");

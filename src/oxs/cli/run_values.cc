@@ -16,6 +16,7 @@
 
 #include "oxs/eval/npy.h"
 #include "oxs/ir/error.h"
+#include "oxs/ir/printable.h"
 #include "oxs/onnx/tensor_io.h"
 #include "oxs/onnx/value_io.h"
 
@@ -185,76 +186,49 @@ eval::Value read_sequence(const std::string& name, const ir::Type& type, const s
   return eval::Value::sequence(std::move(items), elem_type);
 }
 
-// Writes `bytes` to `path` through a temporary file renamed over it.
-void write_atomically(const std::string& path, const std::string& bytes) {
-  std::string tmp = path + ".tmp" + std::to_string(::getpid());
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out << bytes;
-    out.close();
-    if (!out) {
-      std::error_code ec;
-      fs::remove(tmp, ec);
-      throw Error(ErrorKind::IO, "cannot write '" + path + "'", {.file = path});
-    }
-  }
-  std::error_code ec;
-  fs::rename(tmp, path, ec);
-  if (ec) {
-    fs::remove(tmp, ec);
-    throw Error(ErrorKind::IO, "cannot write '" + path + "': " + ec.message(), {.file = path});
-  }
-}
-
-// Entries a previous run left in a sequence directory ("0.npy", "3/", ...).
-void remove_stale_elements(const fs::path& dir) {
-  std::error_code ec;
-  for (const auto& e : fs::directory_iterator(dir, ec)) {
-    std::string stem = e.path().stem().string();
+// Entries a previous run left in a sequence directory ("0.npy", "3/", ...);
+// removed without following links (OutputDir::remove).
+void remove_stale_elements(const onnx::OutputDir& dir) {
+  for (const std::string& entry : dir.entries()) {
+    const size_t dot = entry.find('.');
+    const std::string stem = entry.substr(0, dot);
+    const std::string ext = dot == std::string::npos ? "" : entry.substr(dot);
     bool numeric = !stem.empty() && stem.find_first_not_of("0123456789") == std::string::npos;
-    std::string ext = e.path().extension().string();
-    if (numeric && (ext == ".npy" || ext == ".json" || (ext.empty() && e.is_directory()))) {
-      fs::remove_all(e.path(), ec);
-    }
+    if (numeric && (ext == ".npy" || ext == ".json" || ext.empty())) dir.remove(entry);
   }
 }
 
-void write_value(const fs::path& stem, const std::string& name, const eval::Value& v) {
+void write_value(const onnx::OutputDir& dir, const std::string& base, const std::string& name,
+                 const eval::Value& v) {
   switch (v.kind()) {
-    case eval::Value::Kind::Tensor: {
-      std::string path = stem.string() + ".npy";
-      eval::write_npy(path, v.tensor());
-      fmt::print(stderr, "oxs: wrote {}\n", path);
+    case eval::Value::Kind::Tensor:
+      dir.write_file(base + ".npy", eval::npy_bytes(v.tensor()));
+      fmt::print(stderr, "oxs: wrote {}/{}.npy\n", dir.path(), base);
       return;
-    }
     case eval::Value::Kind::Sequence: {
-      if (fs::exists(stem) && !fs::is_directory(stem)) {
-        throw Error(ErrorKind::IO, "cannot write sequence '" + name + "': '" + stem.string() +
-                                       "' exists and is not a directory");
-      }
-      fs::create_directories(stem);
-      remove_stale_elements(stem);
+      onnx::OutputDir sub = dir.subdir(base);
+      remove_stale_elements(sub);
       for (size_t i = 0; i < v.items().size(); ++i) {
-        write_value(stem / std::to_string(i), name + "[" + std::to_string(i) + "]", v.items()[i]);
+        write_value(sub, std::to_string(i), name + "[" + std::to_string(i) + "]", v.items()[i]);
       }
-      fmt::print(stderr, "oxs: wrote {}/ ({} elements)\n", stem.string(), v.items().size());
+      fmt::print(stderr, "oxs: wrote {}/ ({} elements)\n", sub.path(), v.items().size());
       return;
     }
     case eval::Value::Kind::Optional:
       if (v.has_element()) {
-        write_value(stem, name, v.element());
+        write_value(dir, base, name, v.element());
       } else {
-        fmt::print(stderr, "oxs: note: output '{}' is an empty optional; nothing written\n", name);
+        fmt::print(stderr, "oxs: note: output '{}' is an empty optional; nothing written\n",
+                   ir::printable(name));
       }
       return;
-    case eval::Value::Kind::Map: {
-      std::string path = stem.string() + ".json";
-      write_atomically(path, map_to_json(v) + "\n");
-      fmt::print(stderr, "oxs: wrote {}\n", path);
+    case eval::Value::Kind::Map:
+      dir.write_file(base + ".json", map_to_json(v) + "\n");
+      fmt::print(stderr, "oxs: wrote {}/{}.json\n", dir.path(), base);
       return;
-    }
     case eval::Value::Kind::None:
-      fmt::print(stderr, "oxs: note: output '{}' has no value; nothing written\n", name);
+      fmt::print(stderr, "oxs: note: output '{}' has no value; nothing written\n",
+                 ir::printable(name));
       return;
   }
 }
@@ -336,9 +310,9 @@ eval::Value read_input_value(const std::string& name, const ir::Type& type,
   }
 }
 
-void write_output_value(const std::string& dir, const std::string& base, const std::string& name,
-                        const eval::Value& value) {
-  write_value(fs::path(dir) / base, name, value);
+void write_output_value(const onnx::OutputDir& dir, const std::string& base,
+                        const std::string& name, const eval::Value& value) {
+  write_value(dir, base, name, value);
 }
 
 }  // namespace oxs::cli

@@ -11,6 +11,7 @@
 
 #include "oxs/eval/tensor.h"
 #include "oxs/ir/type.h"
+#include "oxs/onnx/file_io.h"
 
 namespace oxs::cli {
 
@@ -20,13 +21,15 @@ namespace oxs::cli {
 eval::Value read_input_value(const std::string& name, const ir::Type& type,
                              const std::string& text);
 
-// Writes output `name` (its file-safe base name `base`) under `dir`: a
+// Writes output `name` (its file-safe base name `base`) into `dir`: a
 // tensor as <base>.npy, a sequence as the directory <base>/ with one entry
-// per element (0.npy, 1.npy, ...), an optional as its element (nothing when
-// empty), a map as <base>.json. Reports each file written (or an empty
-// optional) on stderr.
-void write_output_value(const std::string& dir, const std::string& base, const std::string& name,
-                        const eval::Value& value);
+// per element (0.npy, 1.npy, ...; stale numbered entries of an earlier run
+// are removed), an optional as its element (nothing when empty), a map as
+// <base>.json. Every file is written atomically and nothing is written,
+// replaced or removed through a symbolic link (onnx::OutputDir). Reports
+// each file written (or an empty optional) on stderr.
+void write_output_value(const onnx::OutputDir& dir, const std::string& base,
+                        const std::string& name, const eval::Value& value);
 
 // A map as a JSON object {"key": value, ...} (keys are strings in JSON).
 std::string map_to_json(const eval::Value& map);

@@ -1,6 +1,7 @@
 #include "oxs/infer/check_model.h"
 
 #include "oxs/infer/infer.h"
+#include "oxs/ir/call_graph.h"
 #include "oxs/ir/error.h"
 #include "oxs/ir/verifier.h"
 #include "oxs/onnx/model_io.h"
@@ -12,6 +13,27 @@ std::vector<CheckIssue> check_model(const ir::Model& model,
   std::vector<CheckIssue> out;
   for (const ir::VerifyIssue& issue : ir::verify(model)) {
     out.push_back({"verifier", issue.where + ": " + issue.message});
+  }
+  // libonnx's shape inference expands each call to a local function
+  // recursively, on this thread's stack: recursion would never end and a very
+  // deep chain would overflow the stack. The verifier reported the cycles.
+  const ir::CallGraphSummary calls = ir::analyze_calls(model);
+  if (!calls.cycles.empty()) {
+    out.push_back({"onnx checker",
+                   "the onnx checker and shape inference were skipped: the model's functions "
+                   "call themselves",
+                   true});
+    return out;
+  }
+  if (calls.max_depth > ir::kMaxExpandedCallDepth) {
+    out.push_back(
+        {"onnx checker", "function calls nest " + std::to_string(calls.max_depth) + " deep (" +
+                             ir::function_label(*calls.deepest_chain.front()) + " -> ... -> " +
+                             ir::function_label(*calls.deepest_chain.back()) +
+                             "); the onnx checker and shape inference run on at most " +
+                             std::to_string(ir::kMaxExpandedCallDepth) +
+                             " nested calls, so they were skipped"});
+    return out;
   }
   bool own_inference = false;
   size_t problems = out.size();

@@ -5,6 +5,8 @@
 #include <cstring>
 #include <functional>
 
+#include "oxs/ir/printable.h"
+
 namespace oxs::ir {
 namespace {
 
@@ -327,7 +329,7 @@ class Printer {
 
   void line(int depth, const std::string& text) {
     out_.append(static_cast<size_t>(depth) * 2, ' ');
-    out_ += text;
+    out_ += printable(text);  // names, domains and docs are the model's
     out_ += '\n';
   }
 
@@ -392,7 +394,7 @@ std::string print_node_line(const Node& n, const PrintOptions& o) {
   }
   if (!attrs.empty()) out += " {" + attrs + "}";
   if (o.node_names && !n.name().empty()) out += "  # " + n.name();
-  return out;
+  return printable(out);
 }
 
 std::string print(const Graph& g, const PrintOptions& o) {

@@ -7,6 +7,7 @@
 #include <string_view>
 #include <unordered_set>
 
+#include "oxs/ir/call_graph.h"
 #include "oxs/ir/error.h"
 
 namespace oxs::ir {
@@ -284,6 +285,12 @@ std::vector<VerifyIssue> verify(const Model& m) {
     v.add("function '" + f->domain + "." + f->name + "'",
           "its domain, name or overload changed after it was added to the model, so calls do "
           "not find it; change it with functions.rename() (or call functions.reindex())");
+  }
+  for (const auto& cycle : analyze_calls(m).cycles) {
+    v.add("function '" + function_label(*cycle.front()) + "'",
+          (cycle.size() == 1 ? "calls itself (" : "is part of a cycle of calls (") +
+              cycle_text(cycle) +
+              "); ONNX functions must not be recursive, since expanding a call would never end");
   }
   v.graph(*m.graph, "", /*keep_scope=*/true);
   for (const auto& t : m.training_info) {

@@ -1,7 +1,8 @@
 // Structural checks of the IR: SSA (one definition per name in a scope chain),
 // every used value defined (in this graph or an enclosing one) before use,
 // use lists consistent with node inputs, graph outputs defined, subgraph
-// owners consistent. Linear in the size of the model.
+// owners consistent, no recursion among model-local functions (call_graph.h).
+// Linear in the size of the model.
 #pragma once
 
 #include <string>

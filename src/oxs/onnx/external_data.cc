@@ -1,7 +1,6 @@
 #include "oxs/onnx/external_data.h"
 
 #include <fcntl.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -10,8 +9,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <new>
 
 #include "oxs/ir/error.h"
+#include "oxs/ir/printable.h"
 
 namespace oxs::onnx {
 
@@ -25,26 +26,12 @@ std::string canonical(const std::string& path) {
   return out;
 }
 
-// Control characters (a NUL would cut the message short) shown escaped.
-std::string printable(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    if (static_cast<unsigned char>(c) < 0x20) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\x%02x", static_cast<unsigned char>(c));
-      out += buf;
-    } else {
-      out += c;
-    }
-  }
-  return out;
-}
-
 [[noreturn]] void reject(const std::string& model_file, const std::string& tensor,
                          const std::string& location, const std::string& why,
                          ErrorKind kind = ErrorKind::Input) {
   throw Error(
-      kind, "tensor '" + tensor + "': external data location '" + printable(location) + "' " + why,
+      kind,
+      "tensor '" + tensor + "': external data location '" + ir::printable(location) + "' " + why,
       {.file = model_file});
 }
 
@@ -90,7 +77,8 @@ std::string normalize_location(const std::string& location) {
 }
 
 ResolvedLocation resolve_location(const std::string& base_dir, const std::string& location,
-                                  const std::string& model_file, const std::string& tensor) {
+                                  const std::string& model_file, const std::string& tensor,
+                                  bool allow_hardlinks) {
   check_location_syntax(location, model_file, tensor, ErrorKind::Input);
   // Walk component by component with lstat so that a symbolic link anywhere
   // below the model's directory is refused, not followed.
@@ -126,6 +114,15 @@ ResolvedLocation resolve_location(const std::string& base_dir, const std::string
                                               : "a device or special file";
     reject(model_file, tensor, location, std::string("is ") + what + ", not a regular file");
   }
+  // A hard link is indistinguishable from the file it links to, which may
+  // live anywhere on the same file system (as current onnx checks, too).
+  if (st.st_nlink > 1 && !allow_hardlinks) {
+    reject(model_file, tensor, location,
+           "is a file with " + std::to_string(st.st_nlink) +
+               " hard links; one of them may be a file outside the model's directory, so it is "
+               "refused (allow it with --allow-hardlinks, or LoadOptions::allow_hardlinks, if "
+               "you trust where the model comes from)");
+  }
   std::string base = canonical(base_dir);
   std::string real = canonical(path);
   if (base.empty() || real.empty()) {
@@ -147,43 +144,63 @@ DataFile::DataFile(std::string canonical_path, dev_t dev, ino_t ino, uint64_t si
       size_(size),
       model_file_(std::move(model_file)) {}
 
-DataFile::~DataFile() {
-  if (data_) ::munmap(const_cast<std::byte*>(data_), size_);
+void DataFile::read(uint64_t offset, std::span<std::byte> out, const std::string& tensor) const {
+  auto fail = [&](const std::string& why) {
+    throw Error(ErrorKind::IO,
+                (tensor.empty() ? std::string() : "tensor '" + ir::printable(tensor) + "': ") +
+                    "external data file " + path_ + " " + why,
+                {.file = model_file_});
+  };
+  if (out.empty()) return;
+  int fd = ::open(path_.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) fail(std::string("cannot be opened: ") + std::strerror(errno));
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_dev != dev_ || st.st_ino != ino_) {
+    fail("was replaced since the model was loaded; load the model again");
+  }
+  const uint64_t end = offset + out.size();
+  auto shrank = [&](uint64_t now) {
+    fail("shrank to " + std::to_string(now) + " bytes since the model was loaded (it had " +
+         std::to_string(size_) + "; this tensor needs bytes " + std::to_string(offset) + ".." +
+         std::to_string(end) + "); was it rewritten while in use? Load the model again");
+  };
+  if (static_cast<uint64_t>(st.st_size) < end) shrank(static_cast<uint64_t>(st.st_size));
+  size_t got = 0;
+  while (got < out.size()) {
+    ssize_t r = ::pread(fd, out.data() + got, out.size() - got, static_cast<off_t>(offset + got));
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0) fail(std::string("cannot be read: ") + std::strerror(errno));
+    if (r == 0) shrank(offset + got);  // truncated between fstat and here
+    got += static_cast<size_t>(r);
+  }
 }
 
-std::span<const std::byte> DataFile::map() const {
-  if (!mapped_.load(std::memory_order_acquire)) {
+ExternalStorage::~ExternalStorage() {
+  if (data_) ::operator delete[](data_, std::align_val_t(64));
+}
+
+std::span<const std::byte> ExternalStorage::bytes() const {
+  if (!loaded_.load(std::memory_order_acquire)) {
     std::lock_guard<std::mutex> lock(mutex_);
-    if (!mapped_.load(std::memory_order_relaxed)) {
-      auto fail = [&](const std::string& why) {
-        throw Error(ErrorKind::IO, "external data file " + path_ + " " + why,
-                    {.file = model_file_});
-      };
-      int fd = ::open(path_.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-      if (fd < 0) fail(std::string("cannot be opened: ") + std::strerror(errno));
-      struct stat st {};
-      if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_dev != dev_ || st.st_ino != ino_) {
-        ::close(fd);
-        fail("was replaced since the model was loaded; load the model again");
-      }
-      if (static_cast<uint64_t>(st.st_size) < size_) {
-        ::close(fd);
-        fail("shrank since the model was loaded; load the model again");
-      }
-      if (size_ > 0) {
-        void* p = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd, 0);
-        if (p == MAP_FAILED) {
-          int e = errno;
-          ::close(fd);
-          fail(std::string("cannot be mapped: ") + std::strerror(e));
+    if (!loaded_.load(std::memory_order_relaxed)) {
+      if (length_ > 0) {
+        auto* p = static_cast<std::byte*>(::operator new[](length_, std::align_val_t(64)));
+        try {
+          file_->read(offset_, {p, length_}, tensor_);
+        } catch (...) {
+          ::operator delete[](p, std::align_val_t(64));
+          throw;
         }
-        data_ = static_cast<const std::byte*>(p);
+        data_ = p;
       }
-      ::close(fd);
-      mapped_.store(true, std::memory_order_release);
+      loaded_.store(true, std::memory_order_release);
     }
   }
-  return {data_, size_};
+  return {data_, length_};
 }
 
 ResolvedLocation DataFileRegistry::resolve(const std::string& base_dir, const std::string& location,
@@ -197,7 +214,8 @@ ResolvedLocation DataFileRegistry::resolve(const std::string& base_dir, const st
     auto it = resolved_.find(key);
     if (it != resolved_.end()) return it->second;
   }
-  ResolvedLocation where = resolve_location(base_dir, location, model_file, tensor);
+  ResolvedLocation where =
+      resolve_location(base_dir, location, model_file, tensor, allow_hardlinks_);
   std::lock_guard<std::mutex> lock(mutex_);
   resolved_.emplace(std::move(key), where);
   return where;

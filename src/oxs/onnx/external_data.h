@@ -1,12 +1,18 @@
-// ONNX external data: safe resolution of a tensor's `location` and lazy,
-// shared memory mapping of data files. A location must be a relative path
-// inside the model's directory: no '..' component, no symbolic link anywhere
-// below that directory, a regular file, and (checked with realpath) really
+// ONNX external data: safe resolution of a tensor's `location` and lazy
+// reading of data files. A location must be a relative path inside the
+// model's directory: no '..' component, no symbolic link anywhere below that
+// directory, a regular file with a single link (a hard link can make a file
+// from anywhere on the file system appear inside the directory; an explicit
+// allow_hardlinks lifts this one rule), and (checked with realpath) really
 // inside it; offset and length must lie within the file. These rules close
 // the path traversal holes of CVE-2022-25882 and CVE-2024-27318.
-// A DataFile is opened and mapped on the first bytes() call of any tensor
-// that lives in it (thread-safe, one mapping per file per load), so loading
-// a model costs nothing per weight byte.
+//
+// A tensor's bytes are read with pread on its first bytes() call (thread-
+// safe, once), so loading a model costs nothing per weight byte. They are
+// read, not memory-mapped: a mapped file that another process truncates
+// kills the reader with SIGBUS on its next access, anywhere in any room,
+// while a read sees the shorter file and throws a clear oxs::Error. Each
+// read checks that the file is still the one checked at load time.
 #pragma once
 
 #include <sys/types.h>
@@ -27,14 +33,15 @@ namespace oxs::onnx {
 class DataFile {
  public:
   DataFile(std::string canonical_path, dev_t dev, ino_t ino, uint64_t size, std::string model_file);
-  ~DataFile();
   DataFile(const DataFile&) = delete;
   DataFile& operator=(const DataFile&) = delete;
 
-  // The whole file, mapped on first call. Throws oxs::Error if the file was
-  // replaced or shrunk since it was checked at load time.
-  std::span<const std::byte> map() const;
-  bool is_mapped() const { return mapped_.load(std::memory_order_acquire); }
+  // Reads bytes [offset, offset + out.size()) into `out`. The file is opened
+  // anew for each read (a model may have thousands of data files: no
+  // descriptor is kept) and must still be the file checked at load time
+  // (device, inode, size). Throws oxs::Error (IO) naming the file and
+  // `tensor` if it was replaced, shrank, or cannot be read.
+  void read(uint64_t offset, std::span<std::byte> out, const std::string& tensor) const;
   const std::string& canonical_path() const { return path_; }
   dev_t dev() const { return dev_; }
   ino_t ino() const { return ino_; }
@@ -46,20 +53,20 @@ class DataFile {
   ino_t ino_;
   uint64_t size_;
   std::string model_file_;
-  mutable std::mutex mutex_;
-  mutable std::atomic<bool> mapped_{false};
-  mutable const std::byte* data_ = nullptr;
 };
 
-// Bytes [offset, offset+length) of a DataFile.
+// Bytes [offset, offset+length) of a DataFile, read into memory (64-byte
+// aligned) on the first bytes() call; Lazy until then, Owned after.
 class ExternalStorage final : public ir::Storage {
  public:
-  ExternalStorage(std::shared_ptr<const DataFile> file, uint64_t offset, uint64_t length)
-      : file_(std::move(file)), offset_(offset), length_(length) {}
-  Kind kind() const override { return file_->is_mapped() ? Kind::Mapped : Kind::Lazy; }
-  std::span<const std::byte> bytes() const override {
-    return file_->map().subspan(offset_, length_);
+  ExternalStorage(std::shared_ptr<const DataFile> file, uint64_t offset, uint64_t length,
+                  std::string tensor = {})
+      : file_(std::move(file)), offset_(offset), length_(length), tensor_(std::move(tensor)) {}
+  ~ExternalStorage() override;
+  Kind kind() const override {
+    return loaded_.load(std::memory_order_acquire) ? Kind::Owned : Kind::Lazy;
   }
+  std::span<const std::byte> bytes() const override;
   size_t size() const override { return length_; }
   const DataFile& file() const { return *file_; }
   uint64_t offset() const { return offset_; }
@@ -68,6 +75,10 @@ class ExternalStorage final : public ir::Storage {
   std::shared_ptr<const DataFile> file_;
   uint64_t offset_;
   uint64_t length_;
+  std::string tensor_;
+  mutable std::mutex mutex_;
+  mutable std::atomic<bool> loaded_{false};
+  mutable std::byte* data_ = nullptr;
 };
 
 // The checked result of resolving a location.
@@ -81,7 +92,8 @@ struct ResolvedLocation {
 // Checks `location` (see the header comment). `model_file` and `tensor` name
 // the source in errors. Throws oxs::Error (Input).
 ResolvedLocation resolve_location(const std::string& base_dir, const std::string& location,
-                                  const std::string& model_file, const std::string& tensor);
+                                  const std::string& model_file, const std::string& tensor,
+                                  bool allow_hardlinks = false);
 
 // `location` without "." and empty components ("./a//b" -> "a/b"); call
 // after check_location_syntax.
@@ -96,6 +108,7 @@ void check_location_syntax(const std::string& location, const std::string& model
 // one file).
 class DataFileRegistry {
  public:
+  explicit DataFileRegistry(bool allow_hardlinks = false) : allow_hardlinks_(allow_hardlinks) {}
   // resolve_location(), remembered per (base_dir, location).
   ResolvedLocation resolve(const std::string& base_dir, const std::string& location,
                            const std::string& model_file, const std::string& tensor);
@@ -106,6 +119,7 @@ class DataFileRegistry {
   std::mutex mutex_;
   std::unordered_map<std::string, std::shared_ptr<const DataFile>> files_;
   std::unordered_map<std::string, ResolvedLocation> resolved_;
+  bool allow_hardlinks_;
 };
 
 }  // namespace oxs::onnx

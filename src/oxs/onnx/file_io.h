@@ -1,8 +1,16 @@
-// File primitives of the onnx/ room: whole-file read-only mappings for
-// parsing, and AtomicFile, which writes to a uniquely named temporary file in
-// the target's directory and renames it over the target only on commit(), so
-// that a failed or interrupted save never leaves a half-written file behind.
-// No other room does file I/O for models.
+// File primitives of the onnx/ room: InputFile for parsing; AtomicFile,
+// which writes to a temporary file in the target's directory and renames it
+// over the target only on commit(), so that a failed or interrupted save
+// never leaves a half-written file behind; and OutputDir, a directory that
+// commands write several files into. No other room does file I/O for models.
+//
+// Hostile directories: every temporary file has an unpredictable name
+// (getrandom) and is created with O_CREAT|O_EXCL|O_NOFOLLOW, so a symbolic
+// link planted at the name is never followed; renaming over a target that
+// is a symbolic link replaces the link, never the file it points to; and
+// OutputDir works through directory descriptors (openat, mkdirat,
+// unlinkat) with O_NOFOLLOW, so nothing is created, replaced or deleted
+// through a link inside the directory.
 #pragma once
 
 #include <cstddef>
@@ -10,6 +18,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace oxs::onnx {
 
@@ -39,6 +48,9 @@ class AtomicFile {
  public:
   // Creates the temporary file beside `target`. Throws oxs::Error (IO).
   explicit AtomicFile(std::string target);
+  // The file `name` (one path component) in the directory open as `dir_fd`;
+  // `target` names it in messages. The descriptor must outlive this object.
+  AtomicFile(int dir_fd, std::string name, std::string target);
   // Removes the temporary file unless commit() succeeded.
   ~AtomicFile();
   AtomicFile(const AtomicFile&) = delete;
@@ -57,10 +69,50 @@ class AtomicFile {
 
  private:
   [[noreturn]] void fail(const std::string& what) const;
+  void create_temp();
   std::string target_;
-  std::string temp_;
+  int dir_fd_ = -1;
+  bool own_dir_fd_ = false;
+  std::string name_;       // target's name in dir_fd_
+  std::string temp_name_;  // temporary file's name in dir_fd_
+  std::string temp_;       // its path, for messages
   int fd_ = -1;
   bool committed_ = false;
+};
+
+// A directory that a command writes several files into (`oxs run -o DIR`).
+// The path given is the user's choice and may go through symbolic links;
+// everything inside it is handled relative to its descriptor, never
+// following a link. Throws oxs::Error (IO) naming the path.
+class OutputDir {
+ public:
+  // Opens `path`, creating it (and missing parents) when `create`. A file
+  // or anything else that is not a directory is an error, and so is a
+  // directory we may not write to.
+  static OutputDir open(const std::string& path, bool create);
+  OutputDir(OutputDir&& o) noexcept;
+  OutputDir& operator=(OutputDir&&) = delete;
+  OutputDir(const OutputDir&) = delete;
+  ~OutputDir();
+
+  const std::string& path() const { return path_; }
+  // The subdirectory `name` (one component), created if missing. A
+  // symbolic link or a non-directory there is an error, never followed.
+  OutputDir subdir(const std::string& name) const;
+  // Writes `bytes` as `name` (one component) through a temporary file
+  // renamed over it; a link at `name` is replaced, not written through.
+  void write_file(const std::string& name, std::string_view bytes) const;
+  // Names of the entries (not "." or "..").
+  std::vector<std::string> entries() const;
+  // Removes entry `name`: a file or link is unlinked (a link's target is
+  // untouched); a directory is emptied and removed without descending
+  // through links. Missing entries are fine.
+  void remove(const std::string& name) const;
+
+ private:
+  OutputDir(std::string path, int fd) : path_(std::move(path)), fd_(fd) {}
+  std::string path_;
+  int fd_ = -1;
 };
 
 // Directory part of `path` ("." when it has none).

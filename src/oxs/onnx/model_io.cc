@@ -121,7 +121,7 @@ ir::Model load(const std::string& path, const LoadOptions& options) {
   ctx.file = path;
   ctx.base_dir = parent_dir(path);
   ctx.lazy_external_data = options.lazy_external_data;
-  ctx.data_files = std::make_shared<DataFileRegistry>();
+  ctx.data_files = std::make_shared<DataFileRegistry>(options.allow_hardlinks);
   check_header(file.size(), file.head(512), ctx);
   return parse(file.size(), ctx, [&](wire::ModelProto& proto) {
     google::protobuf::io::FileInputStream in(file.fd(), 1 << 20);
@@ -171,7 +171,7 @@ std::shared_ptr<const ir::Storage> open_external_data(const std::string& base_di
   }
   uint64_t n = length >= 0 ? static_cast<uint64_t>(length) : rest;
   return std::make_shared<ExternalStorage>(registry.open(where, source),
-                                           static_cast<uint64_t>(offset), n);
+                                           static_cast<uint64_t>(offset), n, tensor);
 }
 
 }  // namespace oxs::onnx

@@ -6,15 +6,16 @@
 // tensor, unsafe external data — with one oxs::Error naming the file; a
 // structurally invalid graph still loads (ir::verify reports it).
 //
-// External data is not read but mapped lazily on first access, one mapping
-// per data file, with the location checked first: relative, inside the
-// model's directory (realpath), no '..', no symbolic link, a regular file,
-// offset and length within the file.
+// External data is not read at load time but on a tensor's first access
+// (with pread, never mapped: see external_data.h), with the location checked
+// first: relative, inside the model's directory (realpath), no '..', no
+// symbolic link, a regular file without other hard links, offset and length
+// within the file.
 //
 // Saving writes to a temporary file beside the target (and beside each data
 // file) and renames it only when everything is written and flushed, so a
 // failed save leaves the old files as they were, and a data file that a
-// loaded model still maps is replaced, never truncated in place.
+// loaded model still reads is replaced, never truncated in place.
 #pragma once
 
 #include <cstdint>
@@ -27,9 +28,13 @@
 namespace oxs::onnx {
 
 struct LoadOptions {
-  // Map external data lazily (the default). When false, external data is
-  // read into memory during load (still path- and bounds-checked).
+  // Read external data lazily, on a tensor's first access (the default).
+  // When false, it is read during load (still path- and bounds-checked).
   bool lazy_external_data = true;
+  // Accept external data files that have more than one hard link (refused
+  // by default: a hard link may be a file from outside the model's
+  // directory). Symbolic links stay refused.
+  bool allow_hardlinks = false;
 };
 
 // Throws oxs::Error naming `path` and what is wrong.

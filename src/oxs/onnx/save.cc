@@ -1,9 +1,9 @@
 // save(): the model and its external data files are written to temporary
 // files beside their targets and renamed into place only when everything is
 // written and flushed, so a failed save leaves the old files untouched. Data
-// files are never truncated in place: a model whose tensors are mapped from
-// the file being replaced keeps reading the old (unlinked) file through its
-// mapping.
+// files are never truncated in place: another model whose tensors are read
+// lazily from the file being replaced gets a clear "was replaced" error from
+// its next read rather than different bytes.
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -102,7 +102,7 @@ void prepare_dirs(const std::string& dir, const std::string& location, const std
 }
 
 // True if the file at `target` already holds every placement (the tensors
-// are still the mapped bytes of that very file at the same offsets).
+// are still the bytes of that very file at the same offsets).
 bool already_in_place(const DataFilePlan& plan, const std::string& target) {
   struct stat st {};
   if (::lstat(target.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return false;
@@ -253,8 +253,8 @@ void save(const ir::Model& model, const std::string& path, const SaveOptions& op
     file->finish();
     data_files.push_back(std::move(file));
   }
-  // Every tensor whose bytes were written has been mapped by now, so renaming
-  // over its data file cannot change what it reads.
+  // Every tensor whose bytes were written has read them by now, so renaming
+  // over its data file cannot change what it holds.
   for (auto& f : data_files) f->commit();
   model_file.commit();
 }

@@ -132,11 +132,11 @@ void load_external(TensorProto& p, ir::Tensor& t, const FromProtoContext& ctx) {
   }
   auto file = registry->open(where, ctx.file);
   if (ctx.lazy_external_data) {
-    t.set_storage(std::make_shared<ExternalStorage>(std::move(file), offset, length));
+    t.set_storage(std::make_shared<ExternalStorage>(std::move(file), offset, length, t.name));
   } else {
-    auto bytes = file->map().subspan(offset, length);
-    t.set_storage(std::make_shared<ir::OwnedStorage>(
-        std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size())));
+    std::string bytes(length, '\0');
+    file->read(offset, {reinterpret_cast<std::byte*>(bytes.data()), bytes.size()}, t.name);
+    t.set_storage(std::make_shared<ir::OwnedStorage>(std::move(bytes)));
   }
 }
 

@@ -1,0 +1,40 @@
+// The fuzz harnesses of oxs: one entry per input format, each taking raw
+// bytes and feeding them to the library the way the `oxs` command would.
+// An entry returns normally when the input was handled, successfully or
+// with an oxs::Error (the expected answer to bad input); anything else —
+// a crash, a sanitizer report, any other exception escaping — is a finding.
+//
+// The same entries serve two drivers: libFuzzer (libfuzzer_main.cc, built
+// with clang by fuzz/run.sh) and the corpus replay test (tests/fuzz), which
+// runs every file of fuzz/corpus/<harness>/ through its entry in the
+// ordinary build, so each seed and each crash once found stays a test.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+namespace oxs::fuzz {
+
+// Model bytes -> load -> verify -> checker and shape inference (as `oxs
+// check` gates them) -> print -> save and load again.
+void load_model(const uint8_t* data, size_t size);
+// Bytes choose one op of ai.onnx 1-17 or ai.onnx.ml from the schemas, its
+// opset, arity, input dtypes, shapes and values, and attributes; the
+// single-node model runs on the evaluator.
+void single_op(const uint8_t* data, size_t size);
+// ONNX Script source -> compile (model and functions-only).
+void compile_script(const uint8_t* data, size_t size);
+// Model bytes -> load -> decompile -> compile the source.
+void decompile_roundtrip(const uint8_t* data, size_t size);
+
+struct Harness {
+  std::string_view name;  // also the corpus folder: fuzz/corpus/<name>/
+  void (*entry)(const uint8_t*, size_t);
+};
+
+// Every harness, in a fixed order.
+const std::vector<Harness>& harnesses();
+
+}  // namespace oxs::fuzz
