@@ -168,6 +168,7 @@ const KernelRegistry& KernelRegistry::builtin() {
     register_ml_tree_kernels(k);
     register_ml_svm_kernels(k);
     register_gradient_kernels(k);
+    register_modern_kernels(k);
     return k;
   }();
   return r;
