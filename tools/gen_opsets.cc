@@ -1,17 +1,16 @@
-// gen_opsets: writes the typed operator API (oxs::opset1 .. opset17,
-// oxs::ml_opset1 .. ml_opset3) from libonnx's schema registry at build time.
+// gen_opsets: writes the typed operator API (oxs::opset1 .. opset28,
+// oxs::ml_opset1 .. ml_opset5) from schema::'s signatures at build time (libonnx's
+// registry up to ai.onnx 17 / ai.onnx.ml 3, oxs's own table after that).
 // Never edit or commit its output; CMake runs it (src/oxs/builder).
 //
 //   gen_opsets <out-dir>   ->  <out-dir>/opsets.h
-//                              <out-dir>/opsets_ai_onnx_<v>.cc (v = 1..17)
-//                              <out-dir>/opsets_ai_onnx_ml_<v>.cc (v = 1..3)
+//                              <out-dir>/opsets_ai_onnx_<v>.cc (v = 1..28)
+//                              <out-dir>/opsets_ai_onnx_ml_<v>.cc (v = 1..5)
 //
 // Compile time: class opsetN inherits opsetN-1 and declares only the ops whose
 // schema changed at N (a newer declaration hides the older one; deprecated
 // ops become deleted), so each op version is declared once. Definitions go to
 // one .cc per opset version, compiled once into liboxs_opsets.
-#include <onnx/defs/schema.h>
-
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -23,10 +22,14 @@
 #include <string>
 #include <vector>
 
+#include "oxs/schema/registry.h"
+
 namespace {
 
-using ::onnx::AttributeProto;
-using ::onnx::OpSchema;
+using oxs::ir::AttrType;
+using oxs::schema::OpSignature;
+using oxs::schema::ParamOption;
+using FormalParameter = oxs::schema::FormalParam;
 
 struct DomainSpec {
   std::string domain;     // "" or "ai.onnx.ml"
@@ -95,70 +98,70 @@ std::string doc_line(const std::string& text, size_t max_len = 240) {
   return out;
 }
 
-const char* cpp_attr_type(AttributeProto::AttributeType t) {
+const char* cpp_attr_type(AttrType t) {
   switch (t) {
-    case AttributeProto::FLOAT:
+    case AttrType::Float:
       return "float";
-    case AttributeProto::INT:
+    case AttrType::Int:
       return "int64_t";
-    case AttributeProto::STRING:
+    case AttrType::String:
       return "std::string";
-    case AttributeProto::TENSOR:
+    case AttrType::Tensor:
       return "ir::Tensor";
-    case AttributeProto::GRAPH:
+    case AttrType::Graph:
       return "std::unique_ptr<ir::Graph>";
-    case AttributeProto::SPARSE_TENSOR:
+    case AttrType::SparseTensor:
       return "ir::SparseTensor";
-    case AttributeProto::TYPE_PROTO:
+    case AttrType::TypeProto:
       return "ir::Type";
-    case AttributeProto::FLOATS:
+    case AttrType::Floats:
       return "std::vector<float>";
-    case AttributeProto::INTS:
+    case AttrType::Ints:
       return "std::vector<int64_t>";
-    case AttributeProto::STRINGS:
+    case AttrType::Strings:
       return "std::vector<std::string>";
-    case AttributeProto::TENSORS:
+    case AttrType::Tensors:
       return "std::vector<ir::Tensor>";
-    case AttributeProto::GRAPHS:
+    case AttrType::Graphs:
       return "std::vector<std::unique_ptr<ir::Graph>>";
-    case AttributeProto::SPARSE_TENSORS:
+    case AttrType::SparseTensors:
       return "std::vector<ir::SparseTensor>";
-    case AttributeProto::TYPE_PROTOS:
+    case AttrType::TypeProtos:
       return "std::vector<ir::Type>";
     default:
       return nullptr;
   }
 }
 
-const char* onnx_attr_type(AttributeProto::AttributeType t) {
+const char* onnx_attr_type(AttrType t) {
   switch (t) {
-    case AttributeProto::FLOAT:
+    case AttrType::Float:
       return "float";
-    case AttributeProto::INT:
+    case AttrType::Int:
       return "int";
-    case AttributeProto::STRING:
+    case AttrType::String:
       return "string";
-    case AttributeProto::TENSOR:
+    case AttrType::Tensor:
       return "tensor";
-    case AttributeProto::GRAPH:
+    case AttrType::Graph:
       return "graph";
-    case AttributeProto::SPARSE_TENSOR:
+    case AttrType::SparseTensor:
       return "sparse_tensor";
-    case AttributeProto::TYPE_PROTO:
+    case AttrType::TypeProto:
       return "type_proto";
-    case AttributeProto::FLOATS:
+    case AttrType::Floats:
       return "floats";
-    case AttributeProto::INTS:
+    case AttrType::Ints:
       return "ints";
-    case AttributeProto::STRINGS:
+    case AttrType::Strings:
       return "strings";
-    case AttributeProto::TENSORS:
+    case AttrType::Tensors:
       return "tensors";
-    case AttributeProto::GRAPHS:
+    case AttrType::Graphs:
       return "graphs";
-    case AttributeProto::SPARSE_TENSORS:
+    case AttrType::SparseTensors:
       return "sparse_tensors";
-    case AttributeProto::TYPE_PROTOS:
+    case AttrType::TypeProtos:
       return "type_protos";
     default:
       return "?";
@@ -195,51 +198,50 @@ std::string string_lit(const std::string& s) {
 }
 
 // C++ default for an attribute; empty if the schema gives none.
-std::string default_of(const OpSchema::Attribute& a, std::string* shown) {
-  const AttributeProto& d = a.default_value;
+std::string default_of(const oxs::schema::AttrParam& a, std::string* shown) {
+  if (!a.default_value) return {};
+  const oxs::ir::Attr& d = *a.default_value;
   std::ostringstream os, show;
   switch (a.type) {
-    case AttributeProto::FLOAT:
-      if (!d.has_f()) return {};
-      show << d.f();
+    case AttrType::Float:
+      show << d.f;
       *shown = show.str();
-      return float_lit(d.f());
-    case AttributeProto::INT:
-      if (!d.has_i()) return {};
-      *shown = std::to_string(d.i());
-      return int_lit(d.i());
-    case AttributeProto::STRING:
-      if (!d.has_s()) return {};
-      *shown = "\"" + doc_line(d.s(), 60) + "\"";
-      return string_lit(d.s());
-    case AttributeProto::FLOATS:
-      if (d.floats_size() == 0) return {};
+      return float_lit(d.f);
+    case AttrType::Int:
+      *shown = std::to_string(d.i);
+      return int_lit(d.i);
+    case AttrType::String:
+      *shown = "\"" + doc_line(d.s, 60) + "\"";
+      return string_lit(d.s);
+    case AttrType::Floats:
+      if (d.floats.empty()) return {};
       os << "std::vector<float>{";
       show << "{";
-      for (int i = 0; i < d.floats_size(); ++i) {
-        os << (i ? ", " : "") << float_lit(d.floats(i));
-        show << (i ? ", " : "") << d.floats(i);
+      for (size_t i = 0; i < d.floats.size(); ++i) {
+        os << (i ? ", " : "") << float_lit(d.floats[i]);
+        show << (i ? ", " : "") << d.floats[i];
       }
       os << "}";
       show << "}";
       *shown = show.str();
       return os.str();
-    case AttributeProto::INTS:
-      if (d.ints_size() == 0) return {};
+    case AttrType::Ints:
+      if (d.ints.empty()) return {};
       os << "std::vector<int64_t>{";
       show << "{";
-      for (int i = 0; i < d.ints_size(); ++i) {
-        os << (i ? ", " : "") << int_lit(d.ints(i));
-        show << (i ? ", " : "") << d.ints(i);
+      for (size_t i = 0; i < d.ints.size(); ++i) {
+        os << (i ? ", " : "") << int_lit(d.ints[i]);
+        show << (i ? ", " : "") << d.ints[i];
       }
       os << "}";
       show << "}";
       *shown = show.str();
       return os.str();
-    case AttributeProto::STRINGS:
-      if (d.strings_size() == 0) return {};
+    case AttrType::Strings:
+      if (d.strings.empty()) return {};
       os << "std::vector<std::string>{";
-      for (int i = 0; i < d.strings_size(); ++i) os << (i ? ", " : "") << string_lit(d.strings(i));
+      for (size_t i = 0; i < d.strings.size(); ++i)
+        os << (i ? ", " : "") << string_lit(d.strings[i]);
       os << "}";
       *shown = "{...}";
       return os.str();
@@ -251,20 +253,20 @@ std::string default_of(const OpSchema::Attribute& a, std::string* shown) {
 enum class OutKind { Single, Struct, Vector };
 
 struct OpInfo {
-  const OpSchema* s;
+  const OpSignature* s;
   std::string name;  // C++ identifier of the op
   OutKind out_kind;
   bool has_num_outputs;        // attribute struct carries num_outputs
   size_t default_num_outputs;  // 0: decided by the builder (variadic)
 };
 
-OpInfo analyse(const OpSchema& s) {
-  OpInfo info{&s, ident(s.Name()), OutKind::Single, false, 1};
-  const auto& outs = s.outputs();
+OpInfo analyse(const OpSignature& s) {
+  OpInfo info{&s, ident(s.name), OutKind::Single, false, 1};
+  const auto& outs = s.outputs;
   bool variadic = false, optional = false;
   for (const auto& o : outs) {
-    variadic |= o.GetOption() == OpSchema::Variadic;
-    optional |= o.GetOption() == OpSchema::Optional;
+    variadic |= o.option == ParamOption::Variadic;
+    optional |= o.option == ParamOption::Optional;
   }
   if (variadic) {
     info.out_kind = OutKind::Vector;
@@ -273,18 +275,18 @@ OpInfo analyse(const OpSchema& s) {
   } else if (outs.size() > 1) {
     info.out_kind = OutKind::Struct;
     size_t leading = 0;
-    while (leading < outs.size() && outs[leading].GetOption() == OpSchema::Single) ++leading;
+    while (leading < outs.size() && outs[leading].option == ParamOption::Single) ++leading;
     info.default_num_outputs = leading == 0 ? outs.size() : std::max<size_t>(leading, 1);
     info.has_num_outputs = optional;
   }
   return info;
 }
 
-std::string opt_label(const OpSchema::FormalParameter& f) {
-  switch (f.GetOption()) {
-    case OpSchema::Optional:
+std::string opt_label(const FormalParameter& f) {
+  switch (f.option) {
+    case ParamOption::Optional:
       return ", optional";
-    case OpSchema::Variadic:
+    case ParamOption::Variadic:
       return ", variadic";
     default:
       return "";
@@ -297,19 +299,19 @@ std::string struct_prefix(const OpInfo& op) {
 
 // Parameter list for declaration (with defaults) or definition.
 std::string params(const OpInfo& op, bool with_defaults) {
-  const auto& ins = op.s->inputs();
+  const auto& ins = op.s->inputs;
   std::vector<std::string> ps;
   // Defaults only on a trailing run of optional inputs.
   size_t first_default = ins.size();
   for (size_t i = ins.size(); i-- > 0;) {
-    if (ins[i].GetOption() == OpSchema::Single) break;
-    if (ins[i].GetOption() == OpSchema::Variadic && ins[i].GetMinArity() > 0) break;
+    if (ins[i].option == ParamOption::Single) break;
+    if (ins[i].option == ParamOption::Variadic && ins[i].min_arity > 0) break;
     first_default = i;
   }
   for (size_t i = 0; i < ins.size(); ++i) {
     const auto& f = ins[i];
-    std::string p = f.GetOption() == OpSchema::Variadic ? "std::vector<Var> " : "Var ";
-    p += ident(f.GetName());
+    std::string p = f.option == ParamOption::Variadic ? "std::vector<Var> " : "Var ";
+    p += ident(f.name);
     if (with_defaults && i >= first_default) p += " = {}";
     ps.push_back(p);
   }
@@ -335,18 +337,19 @@ std::string return_type(const OpInfo& op, const std::string& qual) {
 // structs with default member initializers cannot be used as default
 // arguments inside their class, so they live outside it.)
 std::string scoped(const OpInfo& op, const std::string& prefix, const char* what) {
-  return "ops::" + prefix + op.name + "_" + std::to_string(op.s->since_version()) + what;
+  return "ops::" + prefix + op.name + "_" + std::to_string(op.s->since_version) + what;
 }
 
 void write_structs(std::ostream& h, const OpInfo& op, const std::string& domain_label,
                    const std::string& prefix) {
-  const OpSchema& s = *op.s;
-  if (s.Deprecated()) return;
+  const OpSignature& s = *op.s;
+  if (s.deprecated) return;
   std::string attrs = scoped(op, prefix, "Attrs").substr(5);
-  h << "/// Attributes of " << s.Name() << " (" << domain_label << ", since opset "
-    << s.since_version() << "). Unset fields take the op's default.\n";
+  h << "/// Attributes of " << s.name << " (" << domain_label << ", since opset " << s.since_version
+    << "). Unset fields take the op's default.\n";
   h << "struct " << attrs << " {\n";
-  for (const auto& [aname, a] : s.attributes()) {
+  for (const auto& a : s.attributes) {
+    const std::string& aname = a.name;
     const char* t = cpp_attr_type(a.type);
     if (!t) continue;
     std::string shown;
@@ -367,20 +370,20 @@ void write_structs(std::ostream& h, const OpInfo& op, const std::string& domain_
   }
   h << "};\n";
   if (op.out_kind == OutKind::Struct) {
-    h << "/// Outputs of " << s.Name() << " (optional ones are empty unless requested).\n";
+    h << "/// Outputs of " << s.name << " (optional ones are empty unless requested).\n";
     h << "struct " << scoped(op, prefix, "Outputs").substr(5) << " {\n";
-    for (const auto& o : s.outputs()) h << "  Var " << ident(o.GetName()) << ";\n";
+    for (const auto& o : s.outputs) h << "  Var " << ident(o.name) << ";\n";
     h << "};\n";
   }
 }
 
 void write_declaration(std::ostream& h, const OpInfo& op, const std::string& domain_label,
                        const std::string& prefix) {
-  const OpSchema& s = *op.s;
+  const OpSignature& s = *op.s;
   std::string n = op.name;
-  if (s.Deprecated()) {
-    h << "  /// " << s.Name() << " is deprecated since " << domain_label << " opset "
-      << s.since_version() << "; use its replacement.\n";
+  if (s.deprecated) {
+    h << "  /// " << s.name << " is deprecated since " << domain_label << " opset "
+      << s.since_version << "; use its replacement.\n";
     h << "  template <class... A>\n  void " << n << "(A&&...) = delete;\n\n";
     return;
   }
@@ -389,31 +392,31 @@ void write_declaration(std::ostream& h, const OpInfo& op, const std::string& dom
     h << "  using " << n << "Outputs = " << scoped(op, prefix, "Outputs") << ";\n";
   }
   // Doc comment.
-  h << "  /// " << s.Name() << " (" << domain_label << ", since opset " << s.since_version() << ")";
-  if (s.doc() && *s.doc()) h << ": " << doc_line(s.doc());
+  h << "  /// " << s.name << " (" << domain_label << ", since opset " << s.since_version << ")";
+  if (!s.doc.empty()) h << ": " << doc_line(s.doc);
   h << "\n";
   h << "  /// Inputs:";
-  if (s.inputs().empty()) h << " none";
+  if (s.inputs.empty()) h << " none";
   h << "\n";
-  for (const auto& f : s.inputs()) {
-    h << "  ///   " << f.GetName() << " (" << f.GetTypeStr() << opt_label(f)
-      << "): " << doc_line(f.GetDescription(), 160) << "\n";
+  for (const auto& f : s.inputs) {
+    h << "  ///   " << f.name << " (" << f.type_constraint << opt_label(f)
+      << "): " << doc_line(f.description, 160) << "\n";
   }
   h << "  /// Outputs:\n";
-  for (const auto& f : s.outputs()) {
-    h << "  ///   " << f.GetName() << " (" << f.GetTypeStr() << opt_label(f)
-      << "): " << doc_line(f.GetDescription(), 160) << "\n";
+  for (const auto& f : s.outputs) {
+    h << "  ///   " << f.name << " (" << f.type_constraint << opt_label(f)
+      << "): " << doc_line(f.description, 160) << "\n";
   }
-  if (!s.attributes().empty()) {
+  if (!s.attributes.empty()) {
     h << "  /// Attributes:";
-    for (const auto& [aname, a] : s.attributes()) {
-      h << " " << aname << " (" << onnx_attr_type(a.type) << (a.required ? ", required" : "")
+    for (const auto& a : s.attributes) {
+      h << " " << a.name << " (" << onnx_attr_type(a.type) << (a.required ? ", required" : "")
         << ");";
     }
     h << "\n";
   }
-  for (const auto& tc : s.typeConstraintParams()) {
-    h << "  /// Type constraint " << tc.type_param_str << ":";
+  for (const auto& tc : s.type_constraints) {
+    h << "  /// Type constraint " << tc.name << ":";
     for (size_t i = 0; i < tc.allowed_type_strs.size(); ++i) {
       h << (i ? ", " : " ") << tc.allowed_type_strs[i];
     }
@@ -423,29 +426,29 @@ void write_declaration(std::ostream& h, const OpInfo& op, const std::string& dom
 }
 
 void write_definition(std::ostream& c, const OpInfo& op, const std::string& cls) {
-  const OpSchema& s = *op.s;
-  if (s.Deprecated()) return;
+  const OpSignature& s = *op.s;
+  if (s.deprecated) return;
   c << return_type(op, cls + "::") << " " << cls << "::" << op.name << "(" << params(op, false)
     << ") const {\n";
   c << "  std::vector<Var> oxs_in;\n";
-  for (const auto& f : s.inputs()) {
-    if (f.GetOption() == OpSchema::Variadic) {
-      c << "  oxs_in.insert(oxs_in.end(), " << ident(f.GetName()) << ".begin(), "
-        << ident(f.GetName()) << ".end());\n";
+  for (const auto& f : s.inputs) {
+    if (f.option == ParamOption::Variadic) {
+      c << "  oxs_in.insert(oxs_in.end(), " << ident(f.name) << ".begin(), " << ident(f.name)
+        << ".end());\n";
     } else {
-      c << "  oxs_in.push_back(" << ident(f.GetName()) << ");\n";
+      c << "  oxs_in.push_back(" << ident(f.name) << ");\n";
     }
   }
   c << "  std::vector<ir::Attr> oxs_at;\n";
-  for (const auto& [aname, a] : s.attributes()) {
+  for (const auto& a : s.attributes) {
     if (!cpp_attr_type(a.type)) continue;
-    c << "  std::move(attrs." << ident(aname) << ").append_to(oxs_at, \"" << aname << "\");\n";
+    c << "  std::move(attrs." << ident(a.name) << ").append_to(oxs_at, \"" << a.name << "\");\n";
   }
   std::string count = op.has_num_outputs
                           ? "attrs.num_outputs"
-                          : std::to_string(op.out_kind == OutKind::Struct ? s.outputs().size() : 1);
-  c << "  auto oxs_out = make(\"" << s.Name() << "\", std::move(oxs_in), std::move(oxs_at), "
-    << count << ");\n";
+                          : std::to_string(op.out_kind == OutKind::Struct ? s.outputs.size() : 1);
+  c << "  auto oxs_out = make(\"" << s.name << "\", std::move(oxs_in), std::move(oxs_at), " << count
+    << ");\n";
   switch (op.out_kind) {
     case OutKind::Single:
       c << "  return oxs_out[0];\n";
@@ -455,8 +458,8 @@ void write_definition(std::ostream& c, const OpInfo& op, const std::string& cls)
       break;
     case OutKind::Struct:
       c << "  " << op.name << "Outputs oxs_r;\n";
-      for (size_t i = 0; i < s.outputs().size(); ++i) {
-        c << "  if (oxs_out.size() > " << i << ") oxs_r." << ident(s.outputs()[i].GetName())
+      for (size_t i = 0; i < s.outputs.size(); ++i) {
+        c << "  if (oxs_out.size() > " << i << ") oxs_r." << ident(s.outputs[i].name)
           << " = oxs_out[" << i << "];\n";
       }
       c << "  return oxs_r;\n";
@@ -490,15 +493,20 @@ int main(int argc, char** argv) {
     return 2;
   }
   std::string dir = argv[1];
-  const std::vector<DomainSpec> domains = {{"", "opset", "ai_onnx", 17},
-                                           {"ai.onnx.ml", "ml_opset", "ai_onnx_ml", 3}};
-  auto all = ::onnx::OpSchemaRegistry::get_all_schemas_with_history();
-  // domain -> version -> name -> schema
-  std::map<std::string, std::map<int, std::map<std::string, const OpSchema*>>> by;
-  for (const auto& s : all) by[s.domain()][s.since_version()][s.Name()] = &s;
+  const std::vector<DomainSpec> domains = {
+      {"", "opset", "ai_onnx", static_cast<int>(*oxs::schema::latest_opset(""))},
+      {"ai.onnx.ml", "ml_opset", "ai_onnx_ml",
+       static_cast<int>(*oxs::schema::latest_opset("ai.onnx.ml"))}};
+  // domain -> version -> name -> signature
+  std::map<std::string, std::map<int, std::map<std::string, const OpSignature*>>> by;
+  for (const auto& d : domains) {
+    for (const OpSignature* s : oxs::schema::all_signatures(d.domain)) {
+      by[d.domain][static_cast<int>(s->since_version)][s->name] = s;
+    }
+  }
 
   std::ostringstream h;
-  h << "// GENERATED by tools/gen_opsets.cc from libonnx's schema registry. Do not edit.\n"
+  h << "// GENERATED by tools/gen_opsets.cc from schema::all_signatures. Do not edit.\n"
     << "// The typed operator API: one class per opset version; opsetN inherits opsetN-1\n"
     << "// and declares the ops whose schema changed at N. Use: oxs::opset17 op(builder);\n"
     << "// auto y = op.Gemm(a, b, c, {.alpha = 2.0f, .transB = 1});\n"

@@ -220,8 +220,31 @@ concept HasCastLike = requires(Opset& o, Var x) {
 };
 static_assert(!HasCastLike<oxs::opset14>);
 static_assert(HasCastLike<oxs::opset15>);
-static_assert(std::is_same_v<oxs::latest, oxs::opset17>);
-static_assert(std::is_same_v<oxs::ml_latest, oxs::ml_opset3>);
+static_assert(std::is_same_v<oxs::latest, oxs::opset28>);
+static_assert(std::is_same_v<oxs::ml_latest, oxs::ml_opset5>);
+// Ops new in ONNX 1.23's opsets come from oxs's own table.
+template <class Opset>
+concept HasRmsNorm = requires(Opset& o, Var x) {
+  o.RMSNormalization(x, x);
+};
+static_assert(!HasRmsNorm<oxs::opset22>);
+static_assert(HasRmsNorm<oxs::opset23>);
+
+TEST(TypedApi, Opset18SplitAndReduceInferShapes) {
+  Builder b;
+  oxs::opset18 op(b);
+  Var x = b.input("x", DataType::Float, shape({"N", 10}));
+  // Split-18: chunks of ceil(10 / 3), the last one smaller.
+  auto parts = op.Split(x, {}, {.axis = 1, .num_outputs_ = 3, .num_outputs = 3});
+  ASSERT_EQ(parts.size(), 3u);
+  EXPECT_EQ(parts[0].type().to_string(), "float[N,4]");
+  EXPECT_EQ(parts[2].type().to_string(), "float[N,2]");
+  // ReduceMean-18 takes its axes as an input.
+  Var m = op.ReduceMean(x, b.constant(std::vector<int64_t>{1}));
+  EXPECT_EQ(m.type().to_string(), "float[N,1]");
+  Var r = op.Relu(m);  // unchanged since 14: libonnx's inference serves
+  EXPECT_EQ(r.type().to_string(), "float[N,1]");
+}
 
 TEST(TypedApi, AttributeKindsReadLikeKeywords) {
   Builder b;

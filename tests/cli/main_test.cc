@@ -31,7 +31,7 @@ TEST(CliMain, Version) {
   RunResult r = run_oxs({"--version"});
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_TRUE(contains(r.out, "oxs 0.")) << r.out;
-  EXPECT_TRUE(contains(r.out, "opsets up to 17")) << r.out;
+  EXPECT_TRUE(contains(r.out, "opsets up to 28")) << r.out;
 }
 
 TEST(CliMain, UsageErrorsExitWith2) {

@@ -14,8 +14,8 @@
 
 #include "oxs/infer/infer.h"
 #include "oxs/ir/error.h"
+#include "oxs/onnx/libonnx_bridge.h"
 #include "oxs/onnx/model_io.h"
-#include "oxs/onnx/proto_convert.h"
 
 namespace oxs::infer {
 namespace {

@@ -38,8 +38,8 @@ void expect_load_error(const std::string& path, const std::string& needle,
   EXPECT_EQ(e.kind(), kind) << what;
 }
 
-::onnx::ModelProto tiny_model() {
-  ::onnx::ModelProto m;
+oxs::wire::ModelProto tiny_model() {
+  oxs::wire::ModelProto m;
   m.set_ir_version(8);
   auto* o = m.add_opset_import();
   o->set_domain("");
@@ -53,13 +53,14 @@ void expect_load_error(const std::string& path, const std::string& needle,
   g->add_output()->set_name("y");
   auto* w = g->add_initializer();
   w->set_name("w");
-  w->set_data_type(::onnx::TensorProto::FLOAT);
+  w->set_data_type(oxs::wire::TensorProto::FLOAT);
   w->add_dims(4);
   w->set_raw_data(std::string(16, '\0'));
   return m;
 }
 
-std::string write_model(const TempDir& dir, const std::string& name, const ::onnx::ModelProto& m) {
+std::string write_model(const TempDir& dir, const std::string& name,
+                        const oxs::wire::ModelProto& m) {
   std::string path = dir / name;
   write_file(path, m.SerializeAsString());
   return path;
@@ -146,54 +147,55 @@ TEST(BadFiles, BadTensors) {
   TempDir dir;
   struct Case {
     const char* name;
-    void (*mutate)(::onnx::TensorProto*);
+    void (*mutate)(oxs::wire::TensorProto*);
     const char* needle;
     ErrorKind kind;
   };
   const Case cases[] = {
-      {"negative_dim", [](::onnx::TensorProto* t) { t->set_dims(0, -4); }, "negative",
+      {"negative_dim", [](oxs::wire::TensorProto* t) { t->set_dims(0, -4); }, "negative",
        ErrorKind::Input},
       {"absurd_dims",
-       [](::onnx::TensorProto* t) {
+       [](oxs::wire::TensorProto* t) {
          t->set_dims(0, int64_t{1} << 40);
          t->add_dims(int64_t{1} << 40);
        },
        "overflow", ErrorKind::Input},
-      {"raw_too_short", [](::onnx::TensorProto* t) { t->set_raw_data(std::string(8, '\0')); },
+      {"raw_too_short", [](oxs::wire::TensorProto* t) { t->set_raw_data(std::string(8, '\0')); },
        "needs 16 bytes but raw_data has 8", ErrorKind::Input},
-      {"huge_dims_no_data", [](::onnx::TensorProto* t) { t->set_dims(0, int64_t{1} << 50); },
+      {"huge_dims_no_data", [](oxs::wire::TensorProto* t) { t->set_dims(0, int64_t{1} << 50); },
        "raw_data has 16", ErrorKind::Input},
       {"typed_count",
-       [](::onnx::TensorProto* t) {
+       [](oxs::wire::TensorProto* t) {
          t->clear_raw_data();
          t->add_float_data(1);
        },
        "has 4 elements but its typed data holds 1", ErrorKind::Input},
-      {"unknown_dtype", [](::onnx::TensorProto* t) { t->set_data_type(99); },
+      {"unknown_dtype", [](oxs::wire::TensorProto* t) { t->set_data_type(99); },
        "unknown data type 99", ErrorKind::Unsupported},
-      {"negative_dtype", [](::onnx::TensorProto* t) { t->set_data_type(-1); },
+      {"negative_dtype", [](oxs::wire::TensorProto* t) { t->set_data_type(-1); },
        "unknown data type -1", ErrorKind::Unsupported},
       {"int8_out_of_range",
-       [](::onnx::TensorProto* t) {
-         t->set_data_type(::onnx::TensorProto::INT8);
+       [](oxs::wire::TensorProto* t) {
+         t->set_data_type(oxs::wire::TensorProto::INT8);
          t->clear_raw_data();
          for (int v : {1, 2, 300, 4}) t->add_int32_data(v);
        },
        "int32_data[2] = 300 does not fit a int8", ErrorKind::Input},
       {"wrong_typed_field",
-       [](::onnx::TensorProto* t) {
+       [](oxs::wire::TensorProto* t) {
          t->clear_raw_data();
          for (int i = 0; i < 4; ++i) t->add_int64_data(i);
        },
        "int64_data", ErrorKind::Input},
-      {"raw_and_typed", [](::onnx::TensorProto* t) { t->add_float_data(1); },
+      {"raw_and_typed", [](oxs::wire::TensorProto* t) { t->add_float_data(1); },
        "both raw_data and typed", ErrorKind::Input},
-      {"string_raw", [](::onnx::TensorProto* t) { t->set_data_type(::onnx::TensorProto::STRING); },
+      {"string_raw",
+       [](oxs::wire::TensorProto* t) { t->set_data_type(oxs::wire::TensorProto::STRING); },
        "string_data", ErrorKind::Input},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
-    ::onnx::ModelProto m = tiny_model();
+    oxs::wire::ModelProto m = tiny_model();
     c.mutate(m.mutable_graph()->mutable_initializer(0));
     const std::string path = write_model(dir, std::string(c.name) + ".onnx", m);
     expect_load_error(path, c.needle, c.kind);
@@ -203,17 +205,17 @@ TEST(BadFiles, BadTensors) {
 
 TEST(BadFiles, UnknownFieldsFromANewerOnnx) {
   TempDir dir;
-  ::onnx::ModelProto m = tiny_model();
-  // NodeProto.overload (field 8) arrived in ONNX 1.16.
+  oxs::wire::ModelProto m = tiny_model();
+  // A field ONNX 1.23 does not define (NodeProto stops at 10).
   auto* node = m.mutable_graph()->mutable_node(0);
-  node->GetReflection()->MutableUnknownFields(node)->AddLengthDelimited(8, "x");
+  node->GetReflection()->MutableUnknownFields(node)->AddLengthDelimited(11, "x");
   const std::string path = write_model(dir, "newer.onnx", m);
-  expect_load_error(path, "NodeProto has field number 8", ErrorKind::Unsupported);
+  expect_load_error(path, "NodeProto has field number 11", ErrorKind::Unsupported);
 }
 
 TEST(BadFiles, StructurallyInvalidGraphsStillLoad) {
   TempDir dir;
-  ::onnx::ModelProto m = tiny_model();
+  oxs::wire::ModelProto m = tiny_model();
   m.mutable_graph()->mutable_node(0)->set_input(0, "nowhere");
   m.mutable_graph()->mutable_output(0)->set_name("also_nowhere");
   auto* dup = m.mutable_graph()->add_node();
@@ -237,14 +239,14 @@ namespace {
 // unwinds without touching freed memory.
 TEST(BadFiles, ErrorInsideASubgraphUnwindsCleanly) {
   TempDir dir;
-  ::onnx::ModelProto m = tiny_model();
+  oxs::wire::ModelProto m = tiny_model();
   auto* if_node = m.mutable_graph()->add_node();
   if_node->set_op_type("If");
   if_node->add_input("y");
   if_node->add_output("z");
   auto* a = if_node->add_attribute();
   a->set_name("then_branch");
-  a->set_type(::onnx::AttributeProto::GRAPH);
+  a->set_type(oxs::wire::AttributeProto::GRAPH);
   auto* g = a->mutable_g();
   auto* use = g->add_node();
   use->set_op_type("Identity");
@@ -255,8 +257,8 @@ TEST(BadFiles, ErrorInsideASubgraphUnwindsCleanly) {
   c->add_output("bad");
   auto* t = c->add_attribute();
   t->set_name("value");
-  t->set_type(::onnx::AttributeProto::TENSOR);
-  t->mutable_t()->set_data_type(::onnx::TensorProto::FLOAT);
+  t->set_type(oxs::wire::AttributeProto::TENSOR);
+  t->mutable_t()->set_data_type(oxs::wire::TensorProto::FLOAT);
   t->mutable_t()->add_dims(-1);
   const std::string path = write_model(dir, "subgraph_error.onnx", m);
   expect_load_error(path, "negative");

@@ -36,7 +36,7 @@ TEST(Conformance, EveryTestdataModelRoundTripsExactly) {
   ASSERT_GT(files.size(), 1000u) << "libonnx-testdata is missing or incomplete at " << kTestData;
   size_t passed = 0, failed = 0;
   for (const std::string& path : files) {
-    const ::onnx::ModelProto original = parse_model(read_file(path));
+    const oxs::wire::ModelProto original = parse_model(read_file(path));
     std::string diff;
     try {
       ir::Model model = load(path);

@@ -33,18 +33,18 @@ std::string floats_bytes(size_t n, float start) {
   return out;
 }
 
-void add_raw(::onnx::GraphProto* g, const std::string& name, size_t n, float start) {
+void add_raw(oxs::wire::GraphProto* g, const std::string& name, size_t n, float start) {
   auto* t = g->add_initializer();
   t->set_name(name);
-  t->set_data_type(::onnx::TensorProto::FLOAT);
+  t->set_data_type(oxs::wire::TensorProto::FLOAT);
   t->add_dims(static_cast<int64_t>(n));
   t->set_raw_data(floats_bytes(n, start));
 }
 
 // A model with big and small raw initializers, a typed one and a big
 // tensor attribute.
-::onnx::ModelProto inline_model() {
-  ::onnx::ModelProto m;
+oxs::wire::ModelProto inline_model() {
+  oxs::wire::ModelProto m;
   m.set_ir_version(8);
   m.add_opset_import()->set_version(17);
   auto* g = m.mutable_graph();
@@ -54,7 +54,7 @@ void add_raw(::onnx::GraphProto* g, const std::string& name, size_t n, float sta
   add_raw(g, "big2", 3000, 7);
   auto* typed = g->add_initializer();
   typed->set_name("typed");
-  typed->set_data_type(::onnx::TensorProto::FLOAT);
+  typed->set_data_type(oxs::wire::TensorProto::FLOAT);
   typed->add_dims(600);
   for (int i = 0; i < 600; ++i) typed->add_float_data(static_cast<float>(i));
   auto* c = g->add_node();
@@ -62,9 +62,9 @@ void add_raw(::onnx::GraphProto* g, const std::string& name, size_t n, float sta
   c->add_output("c");
   auto* a = c->add_attribute();
   a->set_name("value");
-  a->set_type(::onnx::AttributeProto::TENSOR);
+  a->set_type(oxs::wire::AttributeProto::TENSOR);
   auto* t = a->mutable_t();
-  t->set_data_type(::onnx::TensorProto::FLOAT);
+  t->set_data_type(oxs::wire::TensorProto::FLOAT);
   t->add_dims(500);
   t->set_raw_data(floats_bytes(500, 3));
   auto* add = g->add_node();
@@ -105,7 +105,7 @@ SaveOptions external(int64_t threshold, int64_t alignment = 4096) {
 
 TEST(ExternalData, InlineToExternalToInlineIsIdentical) {
   TempDir dir;
-  const ::onnx::ModelProto original = inline_model();
+  const oxs::wire::ModelProto original = inline_model();
   fs::create_directories(dir / "a");
   fs::create_directories(dir / "b");
   fs::create_directories(dir / "c");
@@ -113,10 +113,10 @@ TEST(ExternalData, InlineToExternalToInlineIsIdentical) {
 
   save(load(dir / "a/model.onnx"), dir / "b/model.onnx", external(1024));
   EXPECT_EQ(dir_entries(dir / "b"), (std::vector<std::string>{"model.onnx", "model.onnx.data"}));
-  ::onnx::ModelProto ext = parse_model(read_file(dir / "b/model.onnx"));
+  oxs::wire::ModelProto ext = parse_model(read_file(dir / "b/model.onnx"));
   int external_count = 0;
   for (const auto& t : ext.graph().initializer()) {
-    if (t.data_location() != ::onnx::TensorProto::EXTERNAL) continue;
+    if (t.data_location() != oxs::wire::TensorProto::EXTERNAL) continue;
     ++external_count;
     ASSERT_EQ(t.external_data_size(), 3);
     EXPECT_EQ(t.external_data(0).key(), "location");
@@ -125,7 +125,7 @@ TEST(ExternalData, InlineToExternalToInlineIsIdentical) {
     EXPECT_FALSE(t.has_raw_data());
   }
   EXPECT_EQ(external_count, 2);  // big1, big2; "small" is under the threshold, "typed" is typed
-  EXPECT_EQ(ext.graph().node(0).attribute(0).t().data_location(), ::onnx::TensorProto::EXTERNAL);
+  EXPECT_EQ(ext.graph().node(0).attribute(0).t().data_location(), oxs::wire::TensorProto::EXTERNAL);
 
   ir::Model loaded = load(dir / "b/model.onnx");
   const ir::Tensor& big2 = initializer(loaded, "big2");
@@ -153,7 +153,7 @@ TEST(ExternalData, InlineToExternalToInlineIsIdentical) {
 // headers) must reach the file in order.
 TEST(ExternalData, LargeInlineModelsSaveAndLoadBack) {
   TempDir dir;
-  ::onnx::ModelProto p = inline_model();
+  oxs::wire::ModelProto p = inline_model();
   auto* g = p.mutable_graph();
   // About 400 KiB of graph: bigger than a quarter of the write buffer,
   // smaller than the buffer.
@@ -183,9 +183,9 @@ TEST(ExternalData, CustomFileNameAndAlignment) {
   SaveOptions o = external(0, 64);
   o.external_file = "weights.bin";
   save(m, dir / "m.onnx", o);
-  ::onnx::ModelProto p = parse_model(read_file(dir / "m.onnx"));
+  oxs::wire::ModelProto p = parse_model(read_file(dir / "m.onnx"));
   for (const auto& t : p.graph().initializer()) {
-    if (t.data_location() != ::onnx::TensorProto::EXTERNAL) continue;
+    if (t.data_location() != oxs::wire::TensorProto::EXTERNAL) continue;
     EXPECT_EQ(t.external_data(0).value(), "weights.bin");
     EXPECT_EQ(std::stoll(t.external_data(1).value()) % 64, 0);
   }
@@ -200,7 +200,7 @@ TEST(ExternalData, CustomFileNameAndAlignment) {
 // A model whose tensors live in two data files, one in a subdirectory.
 struct KeepFixture {
   TempDir dir;
-  ::onnx::ModelProto proto;
+  oxs::wire::ModelProto proto;
   std::string model;
 
   KeepFixture() {
@@ -216,9 +216,9 @@ struct KeepFixture {
                    std::vector<std::pair<std::string, std::string>> entries) {
       auto* t = g->add_initializer();
       t->set_name(name);
-      t->set_data_type(::onnx::TensorProto::FLOAT);
+      t->set_data_type(oxs::wire::TensorProto::FLOAT);
       t->add_dims(n);
-      t->set_data_location(::onnx::TensorProto::EXTERNAL);
+      t->set_data_location(oxs::wire::TensorProto::EXTERNAL);
       for (auto& [k, v] : entries) {
         auto* e = t->add_external_data();
         e->set_key(k);
@@ -332,12 +332,12 @@ TEST(ExternalData, DataInsideTheModelFileItselfIsNotOverwritten) {
   TempDir dir;
   // A tensor whose "data file" is the model file: loadable, but saving it in
   // Keep mode would write data and model to the same file.
-  ::onnx::ModelProto m;
+  oxs::wire::ModelProto m;
   auto* t = m.mutable_graph()->add_initializer();
   t->set_name("w");
-  t->set_data_type(::onnx::TensorProto::UINT8);
+  t->set_data_type(oxs::wire::TensorProto::UINT8);
   t->add_dims(1);
-  t->set_data_location(::onnx::TensorProto::EXTERNAL);
+  t->set_data_location(oxs::wire::TensorProto::EXTERNAL);
   auto* e = t->add_external_data();
   e->set_key("location");
   e->set_value("m.onnx");
@@ -417,13 +417,13 @@ TEST(ExternalData, UnsafeLocationsAreRefused) {
   };
   for (const Unsafe& c : cases) {
     SCOPED_TRACE(c.name);
-    ::onnx::ModelProto m;
+    oxs::wire::ModelProto m;
     m.set_ir_version(8);
     auto* t = m.mutable_graph()->add_initializer();
     t->set_name("w");
-    t->set_data_type(::onnx::TensorProto::FLOAT);
+    t->set_data_type(oxs::wire::TensorProto::FLOAT);
     t->add_dims(100);
-    t->set_data_location(::onnx::TensorProto::EXTERNAL);
+    t->set_data_location(oxs::wire::TensorProto::EXTERNAL);
     std::string location;
     for (const auto& [k, v] : c.entries) {
       auto* e = t->add_external_data();
@@ -448,12 +448,12 @@ TEST(ExternalData, UnsafeLocationsAreRefused) {
     }
   }
   // The same directory with a sound location loads.
-  ::onnx::ModelProto ok;
+  oxs::wire::ModelProto ok;
   auto* t = ok.mutable_graph()->add_initializer();
   t->set_name("w");
-  t->set_data_type(::onnx::TensorProto::FLOAT);
+  t->set_data_type(oxs::wire::TensorProto::FLOAT);
   t->add_dims(100);
-  t->set_data_location(::onnx::TensorProto::EXTERNAL);
+  t->set_data_location(oxs::wire::TensorProto::EXTERNAL);
   auto* e = t->add_external_data();
   e->set_key("location");
   e->set_value("./data.bin");

@@ -366,14 +366,14 @@ constexpr const char* kEveryField = R"pb(
   functions {}
 )pb";
 
-::onnx::ModelProto every_field_proto() {
-  ::onnx::ModelProto p;
+oxs::wire::ModelProto every_field_proto() {
+  oxs::wire::ModelProto p;
   EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(kEveryField, &p));
   return p;
 }
 
 TEST(RoundTrip, EveryFieldSurvivesExactly) {
-  const ::onnx::ModelProto original = every_field_proto();
+  const oxs::wire::ModelProto original = every_field_proto();
   ir::Model m = load_from_bytes(original.SerializeAsString(), ".", "every_field.onnx");
   EXPECT_EQ(proto_diff(original, parse_model(save_to_bytes(m))), "");
   // And again from the IR that the first save came from.
@@ -382,42 +382,42 @@ TEST(RoundTrip, EveryFieldSurvivesExactly) {
 }
 
 TEST(RoundTrip, ProtoConvertEntryPointsAreLossless) {
-  ::onnx::ModelProto original = every_field_proto();
-  ::onnx::ModelProto work = original;
+  oxs::wire::ModelProto original = every_field_proto();
+  oxs::wire::ModelProto work = original;
   FromProtoContext ctx{.file = "x.onnx", .base_dir = "."};
   ir::Model m = model_from_proto(work, ctx);
-  ::onnx::ModelProto out;
+  oxs::wire::ModelProto out;
   model_to_proto(m, &out);
   EXPECT_EQ(proto_diff(original, out), "");
 
-  ::onnx::GraphProto g = original.graph();
+  oxs::wire::GraphProto g = original.graph();
   auto graph = graph_from_proto(g, ctx);
-  ::onnx::GraphProto g_out;
+  oxs::wire::GraphProto g_out;
   graph_to_proto(*graph, &g_out);
   EXPECT_EQ(proto_diff(original.graph(), g_out), "");
 
-  ::onnx::FunctionProto f = original.functions(0);
+  oxs::wire::FunctionProto f = original.functions(0);
   auto fn = function_from_proto(f, ctx);
-  ::onnx::FunctionProto f_out;
+  oxs::wire::FunctionProto f_out;
   function_to_proto(*fn, &f_out);
   EXPECT_EQ(proto_diff(original.functions(0), f_out), "");
 
   for (const auto& a : original.graph().node(0).attribute()) {
-    ::onnx::AttributeProto copy = a;
+    oxs::wire::AttributeProto copy = a;
     ir::Attr attr = attr_from_proto(copy, ctx);
-    ::onnx::AttributeProto a_out;
+    oxs::wire::AttributeProto a_out;
     attr_to_proto(attr, &a_out);
     EXPECT_EQ(proto_diff(a, a_out), "") << a.name();
   }
   for (const auto& t : original.graph().initializer()) {
-    ::onnx::TensorProto copy = t;
+    oxs::wire::TensorProto copy = t;
     auto tensor = tensor_from_proto(copy, ctx);
-    ::onnx::TensorProto t_out;
+    oxs::wire::TensorProto t_out;
     tensor_to_proto(*tensor, &t_out);
     EXPECT_EQ(proto_diff(t, t_out), "") << t.name();
   }
   for (const auto& in : original.graph().input()) {
-    ::onnx::TypeProto t_out;
+    oxs::wire::TypeProto t_out;
     if (!in.has_type()) continue;
     type_to_proto(type_from_proto(in.type()), &t_out);
     EXPECT_EQ(proto_diff(in.type(), t_out), "") << in.name();
@@ -562,9 +562,9 @@ TEST(RoundTrip, TypedFieldsDecodeToNativeElements) {
 }
 
 TEST(RoundTrip, RawBytesAreMovedNotCopied) {
-  ::onnx::TensorProto t;
+  oxs::wire::TensorProto t;
   t.set_name("big");
-  t.set_data_type(::onnx::TensorProto::FLOAT);
+  t.set_data_type(oxs::wire::TensorProto::FLOAT);
   t.add_dims(1 << 16);
   t.mutable_raw_data()->assign(size_t{4} << 16, '\x01');
   const char* before = t.raw_data().data();
@@ -588,14 +588,14 @@ TEST(RoundTrip, IrBuiltInMemorySavesCanonicallyAndReloads) {
   add->set_attr(ir::Attr::of_int("k", 0));
   g.add_output(add->output(0));
 
-  ::onnx::ModelProto p = parse_model(save_to_bytes(m));
+  oxs::wire::ModelProto p = parse_model(save_to_bytes(m));
   EXPECT_EQ(p.ir_version(), 8);
   EXPECT_EQ(p.opset_import(0).domain(), "");
   EXPECT_TRUE(p.opset_import(0).has_domain());
   EXPECT_FALSE(p.has_model_version());
   ASSERT_EQ(p.graph().node_size(), 1);
   EXPECT_FALSE(p.graph().node(0).has_domain());
-  EXPECT_EQ(p.graph().node(0).attribute(0).type(), ::onnx::AttributeProto::INT);
+  EXPECT_EQ(p.graph().node(0).attribute(0).type(), oxs::wire::AttributeProto::INT);
   EXPECT_TRUE(p.graph().node(0).attribute(0).has_i());
   EXPECT_EQ(p.graph().initializer(0).raw_data().size(), 8u);
   EXPECT_EQ(p.graph().output(0).name(), add->output(0)->name());
@@ -610,7 +610,7 @@ TEST(RoundTrip, AttrFromProtoResolvesThroughTheGivenScope) {
   ir::Value* x = g.add_input("x", ir::Type::tensor(ir::DataType::Float));
   std::vector<ir::Value*> ins = {x};
   ir::Node* host = g.create_node("If", ins);
-  ::onnx::AttributeProto a;
+  oxs::wire::AttributeProto a;
   ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(
       R"pb(
         name: "then_branch"
@@ -636,7 +636,7 @@ TEST(RoundTrip, TypeWithDenotationOnlyAndSparseTypes) {
   ir::Type t = ir::Type::sequence(ir::Type::map(
       ir::DataType::Int64, ir::Type::optional(ir::Type::sparse_tensor(ir::DataType::Float))));
   t.denotation = "IMAGE";
-  ::onnx::TypeProto p;
+  oxs::wire::TypeProto p;
   type_to_proto(t, &p);
   EXPECT_TRUE(type_from_proto(p) == t);
   EXPECT_EQ(type_from_proto(p).to_string(), t.to_string());

@@ -3,8 +3,8 @@
 #pragma once
 
 #include <google/protobuf/util/message_differencer.h>
-#include <onnx/onnx_pb.h>
 #include <unistd.h>
+#include "oxs/onnx/wire/onnx_wire.pb.h"
 
 #include <filesystem>
 #include <fstream>
@@ -52,8 +52,8 @@ inline std::string proto_diff(const google::protobuf::Message& a,
   return report.empty() ? std::string("(differ)") : report;
 }
 
-inline ::onnx::ModelProto parse_model(const std::string& bytes) {
-  ::onnx::ModelProto p;
+inline oxs::wire::ModelProto parse_model(const std::string& bytes) {
+  oxs::wire::ModelProto p;
   p.ParseFromString(bytes);
   return p;
 }

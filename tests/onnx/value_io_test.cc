@@ -2,9 +2,7 @@
 // bytes built here (and the backend test data) read as IR tensors in a
 // tree, the declared type choosing the message, and files of another kind
 // refused with a message that says what they are.
-#include <onnx/onnx_pb.h>
-// after onnx_pb.h, which defines ONNX_API
-#include <onnx/onnx-data.pb.h>
+#include "oxs/onnx/wire/onnx_wire.pb.h"
 
 #include <gtest/gtest.h>
 
@@ -18,8 +16,8 @@ namespace {
 
 using ir::DataType;
 
-void fill_float(::onnx::TensorProto* t, std::vector<float> v, std::vector<int64_t> dims) {
-  t->set_data_type(::onnx::TensorProto::FLOAT);
+void fill_float(oxs::wire::TensorProto* t, std::vector<float> v, std::vector<int64_t> dims) {
+  t->set_data_type(oxs::wire::TensorProto::FLOAT);
   for (int64_t d : dims) t->add_dims(d);
   for (float f : v) t->add_float_data(f);
 }
@@ -42,8 +40,8 @@ std::string message_of(std::string_view bytes, const ir::Type& type) {
 const ir::Type kSeqF = ir::Type::sequence(ir::Type::tensor(DataType::Float));
 
 TEST(ValueIo, SequenceOfTensors) {
-  ::onnx::SequenceProto s;
-  s.set_elem_type(::onnx::SequenceProto::TENSOR);
+  oxs::wire::SequenceProto s;
+  s.set_elem_type(oxs::wire::SequenceProto::TENSOR);
   fill_float(s.add_tensor_values(), {1, 2}, {2});
   fill_float(s.add_tensor_values(), {3}, {1});
   std::string bytes = s.SerializeAsString();
@@ -58,25 +56,25 @@ TEST(ValueIo, SequenceOfTensors) {
   EXPECT_NE(m.find("the file is a SequenceProto, not the TensorProto expected"), std::string::npos)
       << m;
   // A sequence of maps where tensors are declared.
-  ::onnx::SequenceProto sm;
-  sm.set_elem_type(::onnx::SequenceProto::MAP);
+  oxs::wire::SequenceProto sm;
+  sm.set_elem_type(oxs::wire::SequenceProto::MAP);
   std::string wrong = message_of(sm.SerializeAsString(), kSeqF);
   EXPECT_NE(wrong.find("holds map elements"), std::string::npos) << wrong;
 }
 
 TEST(ValueIo, OptionalFromAnOptionalProtoOrTheElementsFile) {
   ir::Type opt = ir::Type::optional(ir::Type::tensor(DataType::Float));
-  ::onnx::OptionalProto o;
-  o.set_elem_type(::onnx::OptionalProto::TENSOR);
+  oxs::wire::OptionalProto o;
+  o.set_elem_type(oxs::wire::OptionalProto::TENSOR);
   fill_float(o.mutable_tensor_value(), {4, 5}, {2});
   ValueData d = parse_value(o.SerializeAsString(), opt, "f.pb");
   ASSERT_EQ(d.kind, ValueData::Kind::Optional);
   ASSERT_EQ(d.items.size(), 1u);
   EXPECT_EQ(floats(*d.items[0].tensor), (std::vector<float>{4, 5}));
-  ::onnx::OptionalProto empty;
+  oxs::wire::OptionalProto empty;
   EXPECT_TRUE(parse_value(empty.SerializeAsString(), opt, "f.pb").items.empty());
   // A TensorProto is a present optional.
-  ::onnx::TensorProto t;
+  oxs::wire::TensorProto t;
   fill_float(&t, {6, 7, 8}, {3});
   ValueData p = parse_value(t.SerializeAsString(), opt, "f.pb");
   ASSERT_EQ(p.kind, ValueData::Kind::Optional);
@@ -84,11 +82,11 @@ TEST(ValueIo, OptionalFromAnOptionalProtoOrTheElementsFile) {
 }
 
 TEST(ValueIo, MapsWithIntegerAndStringKeys) {
-  ::onnx::MapProto m;
-  m.set_key_type(::onnx::TensorProto::INT32);  // widened to int64
+  oxs::wire::MapProto m;
+  m.set_key_type(oxs::wire::TensorProto::INT32);  // widened to int64
   m.add_keys(3);
   m.add_keys(-1);
-  m.mutable_values()->set_elem_type(::onnx::SequenceProto::TENSOR);
+  m.mutable_values()->set_elem_type(oxs::wire::SequenceProto::TENSOR);
   fill_float(m.mutable_values()->add_tensor_values(), {0.5f}, {});
   fill_float(m.mutable_values()->add_tensor_values(), {2.5f}, {});
   ir::Type mt = ir::Type::map(DataType::Int64, ir::Type::tensor(DataType::Float));
@@ -100,10 +98,10 @@ TEST(ValueIo, MapsWithIntegerAndStringKeys) {
   EXPECT_EQ(keys, (std::vector<int64_t>{3, -1}));
   EXPECT_EQ(floats(*d.map_values), (std::vector<float>{0.5f, 2.5f}));
 
-  ::onnx::MapProto s;
-  s.set_key_type(::onnx::TensorProto::STRING);
+  oxs::wire::MapProto s;
+  s.set_key_type(oxs::wire::TensorProto::STRING);
   s.add_string_keys("a");
-  s.mutable_values()->set_elem_type(::onnx::SequenceProto::TENSOR);
+  s.mutable_values()->set_elem_type(oxs::wire::SequenceProto::TENSOR);
   fill_float(s.mutable_values()->add_tensor_values(), {9}, {});
   ValueData sd = parse_value(s.SerializeAsString(), mt, "f.pb");
   EXPECT_EQ(sd.tensor->strings, (std::vector<std::string>{"a"}));

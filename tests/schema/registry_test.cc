@@ -178,12 +178,13 @@ TEST(Registry, MlDomain) {
   // ML ops are not in the default domain, and vice versa.
   EXPECT_EQ(lookup("", "LinearClassifier", 17), nullptr);
   EXPECT_EQ(lookup("ai.onnx.ml", "Relu", 3), nullptr);
-  EXPECT_EQ(latest_opset("ai.onnx.ml"), 3);
+  EXPECT_EQ(latest_opset("ai.onnx.ml"), 5);
 }
 
 TEST(Registry, Domains) {
-  EXPECT_EQ(latest_opset(""), 17);
-  EXPECT_EQ(latest_opset("ai.onnx"), 17);
+  EXPECT_EQ(latest_opset(""), 28);
+  EXPECT_EQ(latest_opset("ai.onnx"), 28);
+  EXPECT_EQ(latest_opset("ai.onnx.preview"), 1);
   EXPECT_EQ(earliest_opset(""), 1);
   EXPECT_FALSE(latest_opset("com.example").has_value());
   std::vector<std::string> domains = known_domains();
@@ -200,7 +201,7 @@ TEST(Registry, Domains) {
 TEST(Registry, UnknownThingsAreNullAndRequireSaysWhy) {
   EXPECT_EQ(lookup("", "Reul", 17), nullptr);
   EXPECT_EQ(lookup("", "Relu", 0), nullptr);
-  EXPECT_EQ(lookup("", "Relu", 18), nullptr);
+  EXPECT_EQ(lookup("", "Relu", 29), nullptr);
   EXPECT_EQ(lookup("com.example", "Relu", 1), nullptr);
   EXPECT_EQ(lookup("", "LayerNormalization", 16), nullptr);
 
@@ -217,9 +218,9 @@ TEST(Registry, UnknownThingsAreNullAndRequireSaysWhy) {
   std::string m = message_of([] { require("", "Reul", 17); });
   EXPECT_NE(m.find("unknown op 'Reul'"), std::string::npos) << m;
   EXPECT_NE(m.find("did you mean 'Relu'"), std::string::npos) << m;
-  m = message_of([] { require("", "Relu", 18); });
-  EXPECT_NE(m.find("opset 18"), std::string::npos) << m;
-  EXPECT_NE(m.find("1 to 17"), std::string::npos) << m;
+  m = message_of([] { require("", "Relu", 29); });
+  EXPECT_NE(m.find("opset 29"), std::string::npos) << m;
+  EXPECT_NE(m.find("1 to 28"), std::string::npos) << m;
   m = message_of([] { require("com.example", "Relu", 1); });
   EXPECT_NE(m.find("unknown op domain 'com.example'"), std::string::npos) << m;
   EXPECT_NE(m.find("ai.onnx.ml"), std::string::npos) << m;

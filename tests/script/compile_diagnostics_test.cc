@@ -201,10 +201,10 @@ TEST(CompileDiagnostics, PythonConstructWithNoOnnxMeaning) {
 }
 
 TEST(CompileDiagnostics, UnsupportedOpsetNamesTheNewest) {
-  std::string e = errors("from onnxscript import opset18\n");
+  std::string e = errors("from onnxscript import opset29\n");
   EXPECT_TRUE(has(e,
-                  "t.py:3:24: error[E0311]: ai.onnx opset 18 is not supported: the newest "
-                  "ai.onnx opset oxs knows is 17"))
+                  "t.py:3:24: error[E0311]: ai.onnx opset 29 is not supported: the newest "
+                  "ai.onnx opset oxs knows is 28"))
       << e;
 }
 

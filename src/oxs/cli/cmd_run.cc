@@ -17,6 +17,7 @@
 #include "oxs/eval/summary.h"
 #include "oxs/ir/error.h"
 #include "oxs/onnx/model_io.h"
+#include "oxs/schema/registry.h"
 #include "oxs/script/compile.h"
 
 namespace oxs::cli {
@@ -224,6 +225,13 @@ int run_model(const RunArgs& args) {
                 "-e and --arg are for ONNX Script .py files; use --input for a model");
   }
   ir::Model model = onnx::load(args.model);
+  // A newer opset may change what an op means: refuse rather than run it
+  // with the kernels of an older version.
+  schema::require_known_opsets(model.opset_imports, "'" + args.model + "'");
+  for (const auto& f : model.functions) {
+    schema::require_known_opsets(f->opset_imports,
+                                 "'" + args.model + "': function '" + f->name + "'");
+  }
   std::map<std::string, eval::Value> feeds;
   std::map<std::string, const ir::Value*> declared;
   for (const ir::Value* in : model.graph->inputs()) declared[in->name()] = in;

@@ -38,7 +38,7 @@ std::string version_text() {
   if (auto latest = schema::latest_opset("")) {
     text += " (ONNX opsets up to " + std::to_string(*latest);
     if (auto ml = schema::latest_opset("ai.onnx.ml")) text += ", ai.onnx.ml " + std::to_string(*ml);
-    text += ", from libonnx)";
+    text += "; libonnx 1.12 and oxs's own table)";
   }
   return text;
 }

@@ -2,7 +2,7 @@
 // read our IR: everything is converted on first request, per node call.
 #include "oxs/infer/impl.h"
 #include "oxs/ir/error.h"
-#include "oxs/onnx/proto_convert.h"
+#include "oxs/onnx/libonnx_bridge.h"
 
 namespace oxs::infer {
 

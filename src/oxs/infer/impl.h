@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "oxs/infer/infer.h"
+#include "oxs/schema/signature.h"
 
 namespace oxs::infer {
 
@@ -47,6 +48,21 @@ struct Inferencer::Impl {
   std::unordered_map<const ::onnx::OpSchema*, std::unique_ptr<ir::Function>> op_bodies;
 
   void infer_node(ir::Node& n, const Frame& f);
+  // libonnx's inference (and data propagation) of `s` for `n`, unchecked.
+  void run_schema_inference(ir::Node& n, const ::onnx::OpSchema& s, const Frame& f);
+  // The signature from oxs's table (opset 18+) in force for `n`, or null.
+  const schema::OpSignature* table_signature(const ir::Node& n, const Frame& f);
+  // Checks and infers a node whose op version comes from oxs's table
+  // (modern_ops.cc): libonnx's inference of the op's last libonnx version
+  // where the newer version only widened its types, our own rules for the
+  // rest, and at least the element types its constraints imply otherwise.
+  void infer_table_node(ir::Node& n, const schema::OpSignature& sig, const Frame& f);
+  // The known integer elements of `v` (a constant or propagated value whose
+  // elements are all known), or nullopt.
+  std::optional<std::vector<int64_t>> known_ints(const ir::Value* v);
+  // Input/output counts, required and unknown attributes and attribute
+  // types, and type constraints of a table op version (modern_check.cc).
+  void check_table_signature(const ir::Node& n, const schema::OpSignature& sig);
   void infer_graph(ir::Graph& g, const Frame& f);
   void check_node(const ir::Node& n, const Frame& f);
   void check_schema(const ::onnx::OpSchema& s, const ir::Node& n);

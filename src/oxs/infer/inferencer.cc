@@ -8,8 +8,9 @@
 #include "oxs/infer/impl.h"
 #include "oxs/infer/ml_types.h"
 #include "oxs/ir/error.h"
-#include "oxs/onnx/proto_convert.h"
+#include "oxs/onnx/libonnx_bridge.h"
 #include "oxs/schema/function_body.h"
+#include "oxs/schema/onnx_schema.h"
 #include "oxs/schema/registry.h"
 #include "oxs/schema/suggest.h"
 
@@ -83,8 +84,32 @@ const ::onnx::OpSchema* Inferencer::Impl::find_schema(const ir::Node& n, const F
   std::string key = domain + "\n" + n.op_type() + "\n" + std::to_string(*version);
   auto it = schema_cache.find(key);
   if (it != schema_cache.end()) return it->second;
-  const ::onnx::OpSchema* s =
-      ::onnx::OpSchemaRegistry::Schema(n.op_type(), static_cast<int>(*version), domain);
+  if (auto latest = schema::latest_opset(domain); latest && *version > *latest) {
+    throw Error(ErrorKind::Unsupported,
+                node_label(n) + ": the graph imports " +
+                    (domain.empty() ? std::string("ai.onnx") : domain) + " opset " +
+                    std::to_string(*version) + ", newer than any oxs knows (" +
+                    std::to_string(*latest) + ", ONNX 1.23)",
+                {.node = n.name()});
+  }
+  // libonnx's schema of the version in force; null for a version from oxs's
+  // own table (opset 18+), which has no libonnx inference function: such
+  // nodes are checked against their signature and their outputs left as
+  // declared.
+  const ::onnx::OpSchema* s = schema::find_onnx_schema(domain, n.op_type(), *version);
+  if (!s) {
+    if (const schema::OpSignature* sig = schema::lookup(domain, n.op_type(), *version)) {
+      if (sig->deprecated) {
+        throw Error(ErrorKind::Invalid,
+                    node_label(n) + ": " + n.op_type() + " is deprecated since opset " +
+                        std::to_string(sig->since_version) + " (the graph imports " +
+                        std::to_string(*version) + "); use its replacement",
+                    {.node = n.name()});
+      }
+      schema_cache.emplace(std::move(key), nullptr);
+      return nullptr;
+    }
+  }
   if (!s && is_standard_domain(domain) && options.unknown_ops_are_errors) {
     std::string dname = domain.empty() ? "ai.onnx" : domain;
     const ::onnx::OpSchema* any = ::onnx::OpSchemaRegistry::Schema(n.op_type(), domain);
@@ -389,10 +414,29 @@ void Inferencer::Impl::infer_node(ir::Node& n, const Frame& f) {
   }
   const ::onnx::OpSchema* s = find_schema(n, f);
   if (!s) {
+    if (const schema::OpSignature* sig = table_signature(n, f)) {
+      infer_table_node(n, *sig, f);
+      return;
+    }
     for (ir::Graph* g : n.subgraphs()) infer_graph(*g, f);
     return;
   }
   if (options.check_signature) check_schema(*s, n);
+  run_schema_inference(n, *s, f);
+}
+
+const schema::OpSignature* Inferencer::Impl::table_signature(const ir::Node& n, const Frame& f) {
+  const std::string domain = normal_domain(n.domain());
+  auto version = ir::find_opset(*f.imports, domain);
+  if (!version) return nullptr;
+  const schema::OpSignature* sig = schema::lookup(domain, n.op_type(), *version);
+  if (!sig || schema::onnx_schema_of(*sig)) return nullptr;
+  return sig;
+}
+
+void Inferencer::Impl::run_schema_inference(ir::Node& n, const ::onnx::OpSchema& schema,
+                                            const Frame& f) {
+  const ::onnx::OpSchema* s = &schema;
   if (n.op_type() == "Constant" && n.domain().empty()) record_constant_node(n, f);
   NodeContext ctx(*this, n, f);
   // An input of unknown type (a polymorphic function's formal input, say)

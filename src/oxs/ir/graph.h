@@ -79,6 +79,7 @@ class Graph {
   const std::string& name() const { return name_; }
   void set_name(std::string n) { name_ = std::move(n); }
   std::string doc_string;
+  StringPairs metadata_props;  // GraphProto.metadata_props (IR 10)
 
   // ---- inputs ----
   Value* add_input(std::string name, Type type = {});
@@ -157,6 +158,7 @@ class Graph {
     const Value* value = nullptr;
     Type type;
     std::string doc_string;
+    StringPairs metadata_props;
     uint32_t proto_quirks = 0;
   };
   std::vector<ValueInfoOverride> value_info_overrides;

@@ -23,6 +23,7 @@ Value* mapped(const ValueMap& map, Value* v) {
 void copy_value_fields(const Value& from, Value* to) {
   to->set_type(from.type());
   to->doc_string = from.doc_string;
+  to->metadata_props = from.metadata_props;
   to->proto_quirks = from.proto_quirks;
   to->set_const_value(from.const_value());
 }
@@ -32,10 +33,12 @@ std::unique_ptr<Graph> clone_into(const Graph& src, ValueMap& map,
   auto g = std::make_unique<Graph>(src.name());
   if (names) g->set_name_authority(std::move(names));
   g->doc_string = src.doc_string;
+  g->metadata_props = src.metadata_props;
   g->proto_quirks = src.proto_quirks;
   for (Value* in : src.inputs()) {
     Value* c = g->add_input(in->name(), in->type());
     c->doc_string = in->doc_string;
+    c->metadata_props = in->metadata_props;
     c->proto_quirks = in->proto_quirks;
     map[in] = c;
   }
@@ -55,6 +58,9 @@ std::unique_ptr<Graph> clone_into(const Graph& src, ValueMap& map,
     auto c = std::make_unique<Node>(n->op_type(), n->domain(), ins, n->num_outputs());
     c->set_name(n->name());
     c->doc_string = n->doc_string;
+    c->overload = n->overload;
+    c->metadata_props = n->metadata_props;
+    c->device_configurations = n->device_configurations;
     c->proto_quirks = n->proto_quirks;
     for (size_t i = 0; i < n->num_outputs(); ++i) {
       Value* o = n->output(i);
@@ -91,6 +97,7 @@ std::unique_ptr<Graph> clone_into(const Graph& src, ValueMap& map,
     } else {
       Value* c = g->add_annotation_value(vi->name(), vi->type());
       c->doc_string = vi->doc_string;
+      c->metadata_props = vi->metadata_props;
       c->proto_quirks = vi->proto_quirks;
       map[vi] = c;
       g->value_info.push_back(c);

@@ -23,8 +23,6 @@ struct OpsetImport {
   bool operator==(const OpsetImport& o) const { return domain == o.domain && version == o.version; }
 };
 
-using StringPairs = std::vector<std::pair<std::string, std::string>>;
-
 // The version imported for `domain` ("" and "ai.onnx" are the same domain).
 std::optional<int64_t> find_opset(const std::vector<OpsetImport>& imports,
                                   const std::string& domain);
@@ -41,12 +39,16 @@ class Function {
   // see the change, and ir::verify reports such a stale entry.
   std::string name;
   std::string domain;
-  // ONNX IR 10's overload; libonnx 1.12 has no field for it, so onnx/ neither
-  // reads nor writes it and loaded functions have "".
+  // FunctionProto.overload (IR 10): "" for the default overload.
   std::string overload;
   std::string doc_string;
-  // Names of the attribute parameters, in order.
+  StringPairs metadata_props;  // IR 10
+  // Names of every attribute parameter, in order: first those without a
+  // default (FunctionProto.attribute), then those with one.
   std::vector<std::string> attributes;
+  // The parameters with a default value (FunctionProto.attribute_proto), in
+  // order; each one's name is also in `attributes`.
+  std::vector<Attr> attribute_defaults;
   std::vector<OpsetImport> opset_imports;
   // Inputs and outputs of the body are the function's formal parameters.
   std::unique_ptr<Graph> body;
@@ -195,6 +197,7 @@ class Model {
   StringPairs metadata_props;
   std::vector<TrainingInfo> training_info;
   FunctionList functions;
+  std::vector<DeviceConfiguration> configuration;  // IR 11
 
   // Proto2 presence of scalar fields that hold their default value, so that
   // a round trip reproduces the file exactly. Only onnx/ reads these.

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "oxs/ir/attr.h"
+#include "oxs/ir/metadata.h"
 #include "oxs/ir/value.h"
 
 namespace oxs::ir {
@@ -36,6 +37,11 @@ class Node {
   const std::string& name() const { return name_; }
   void set_name(std::string n) { name_ = std::move(n); }
   std::string doc_string;
+  // NodeProto.overload (IR 10): which overload of a model-local function this
+  // node calls; "" for operators and the default overload.
+  std::string overload;
+  StringPairs metadata_props;                                  // IR 10
+  std::vector<NodeDeviceConfiguration> device_configurations;  // IR 11
   // onnx/ only: how the loaded protobuf deviated from the canonical encoding
   // (e.g. a field explicitly set to its default), so that saving reproduces
   // it exactly. 0 for anything built in memory.

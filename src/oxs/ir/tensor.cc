@@ -24,9 +24,7 @@ int64_t Tensor::numel() const {
 int64_t Tensor::expected_nbytes() const {
   int64_t n = numel();
   if (n < 0) return -1;
-  auto size = static_cast<int64_t>(element_size(dtype_));
-  if (size != 0 && n > std::numeric_limits<int64_t>::max() / size) return -1;
-  return n * size;
+  return packed_nbytes(dtype_, n);
 }
 
 std::span<const std::byte> Tensor::bytes() const {

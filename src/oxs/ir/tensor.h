@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "oxs/ir/dtype.h"
+#include "oxs/ir/metadata.h"
 
 namespace oxs::ir {
 
@@ -101,6 +102,7 @@ class Tensor {
 
   std::string name;
   std::string doc_string;
+  StringPairs metadata_props;  // TensorProto.metadata_props (IR 10)
   Encoding encoding = Encoding::Raw;
   ExternalData external;  // meaningful when encoding == External
   // TensorProto.segment, when present.

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "oxs/ir/metadata.h"
 #include "oxs/ir/tensor.h"
 #include "oxs/ir/type.h"
 
@@ -36,6 +37,7 @@ class Value {
   Type& mutable_type() { return type_; }
   void set_type(Type t) { type_ = std::move(t); }
   std::string doc_string;
+  StringPairs metadata_props;  // ValueInfoProto.metadata_props (IR 10)
   // onnx/ only: how the loaded protobuf deviated from the canonical encoding
   // (e.g. a field explicitly set to its default), so that saving reproduces
   // it exactly. 0 for anything built in memory.

@@ -103,7 +103,7 @@ std::string take(std::string* s) {
   return std::move(*s);
 }
 
-ir::Dim dim_from_proto(const ::onnx::TensorShapeProto::Dimension& d) {
+ir::Dim dim_from_proto(const wire::TensorShapeProto::Dimension& d) {
   ir::Dim out;
   if (d.has_dim_value()) {
     out = ir::Dim::known(d.dim_value());
@@ -117,7 +117,7 @@ ir::Dim dim_from_proto(const ::onnx::TensorShapeProto::Dimension& d) {
   return out;
 }
 
-std::optional<ir::Shape> shape_from_proto(bool has, const ::onnx::TensorShapeProto& s) {
+std::optional<ir::Shape> shape_from_proto(bool has, const wire::TensorShapeProto& s) {
   if (!has) return std::nullopt;
   std::vector<ir::Dim> dims;
   dims.reserve(static_cast<size_t>(s.dim_size()));
@@ -150,8 +150,68 @@ bool same_type(const ir::Type& a, const ir::Type& b) {
 struct Info {
   ir::Type type;
   std::string doc;
+  ir::StringPairs metadata;
   uint32_t quirks = 0;
 };
+
+ir::DeviceConfiguration device_configuration(wire::DeviceConfigurationProto& p,
+                                             const std::string& file) {
+  check_known_fields(p, "DeviceConfigurationProto", file);
+  ir::DeviceConfiguration c;
+  c.has_name = p.has_name();
+  c.name = take(p.mutable_name());
+  c.has_num_devices = p.has_num_devices();
+  c.num_devices = p.num_devices();
+  for (auto& d : *p.mutable_device()) c.devices.push_back(std::move(d));
+  return c;
+}
+
+ir::ShardingSpec sharding_spec(wire::ShardingSpecProto& p, const std::string& file) {
+  check_known_fields(p, "ShardingSpecProto", file);
+  ir::ShardingSpec s;
+  s.has_tensor_name = p.has_tensor_name();
+  s.tensor_name = take(p.mutable_tensor_name());
+  s.devices.assign(p.device().begin(), p.device().end());
+  for (const auto& e : p.index_to_device_group_map()) {
+    check_known_fields(e, "IntIntListEntryProto", file);
+    s.index_to_device_group_map.emplace_back(
+        e.key(), std::vector<int64_t>(e.value().begin(), e.value().end()));
+  }
+  for (const auto& d : p.sharded_dim()) {
+    check_known_fields(d, "ShardedDimProto", file);
+    ir::ShardedDim sd;
+    sd.has_axis = d.has_axis();
+    sd.axis = d.axis();
+    for (const auto& simple : d.simple_sharding()) {
+      check_known_fields(simple, "SimpleShardedDimProto", file);
+      ir::SimpleShardedDim x;
+      if (simple.has_dim_value()) {
+        x.kind = ir::SimpleShardedDim::Kind::Value;
+        x.dim_value = simple.dim_value();
+      } else if (simple.has_dim_param()) {
+        x.kind = ir::SimpleShardedDim::Kind::Param;
+        x.dim_param = simple.dim_param();
+      }
+      x.has_num_shards = simple.has_num_shards();
+      x.num_shards = simple.num_shards();
+      sd.simple_sharding.push_back(std::move(x));
+    }
+    s.sharded_dims.push_back(std::move(sd));
+  }
+  return s;
+}
+
+ir::NodeDeviceConfiguration node_device_configuration(wire::NodeDeviceConfigurationProto& p,
+                                                      const std::string& file) {
+  check_known_fields(p, "NodeDeviceConfigurationProto", file);
+  ir::NodeDeviceConfiguration c;
+  c.has_configuration_id = p.has_configuration_id();
+  c.configuration_id = take(p.mutable_configuration_id());
+  for (auto& s : *p.mutable_sharding_spec()) c.sharding_specs.push_back(sharding_spec(s, file));
+  c.has_pipeline_stage = p.has_pipeline_stage();
+  c.pipeline_stage = p.pipeline_stage();
+  return c;
+}
 
 class Reader {
  public:
@@ -160,22 +220,30 @@ class Reader {
   }
   const FromProtoContext& ctx() const { return ctx_; }
 
-  ir::Model model(::onnx::ModelProto& p);
-  void fill_graph(ir::Graph& g, ::onnx::GraphProto& p, Scope& scope);
-  std::unique_ptr<ir::Function> function(::onnx::FunctionProto& p);
-  ir::Attr attr(::onnx::AttributeProto& p, ir::Graph* graph, const Scope* scope);
+  ir::Model model(wire::ModelProto& p);
+  void fill_graph(ir::Graph& g, wire::GraphProto& p, Scope& scope);
+  std::unique_ptr<ir::Function> function(wire::FunctionProto& p);
+  ir::Attr attr(wire::AttributeProto& p, ir::Graph* graph, const Scope* scope);
 
  private:
-  Info info(::onnx::ValueInfoProto& vp);
-  void read_nodes(ir::Graph& g, RepeatedPtrField<::onnx::NodeProto>& nodes, Scope& scope);
+  Info info(wire::ValueInfoProto& vp);
+  void read_nodes(ir::Graph& g, RepeatedPtrField<wire::NodeProto>& nodes, Scope& scope);
   ir::Value* resolve(const std::string& name, ir::Graph& g, Scope& scope);
-  std::unique_ptr<ir::Graph> subgraph(::onnx::GraphProto& p, ir::Graph* graph, const Scope* scope);
-  void opsets(RepeatedPtrField<::onnx::OperatorSetIdProto>& in, std::vector<ir::OpsetImport>& out);
+  std::unique_ptr<ir::Graph> subgraph(wire::GraphProto& p, ir::Graph* graph, const Scope* scope);
+  void opsets(RepeatedPtrField<wire::OperatorSetIdProto>& in, std::vector<ir::OpsetImport>& out);
+  // Attaches each ValueInfoProto of `list` (GraphProto/FunctionProto
+  // value_info) to `g.value_info`: the first one naming a value of this
+  // graph describes it, any other that differs becomes an override.
+  void value_infos(ir::Graph& g, RepeatedPtrField<wire::ValueInfoProto>& list, Scope& scope,
+                   std::vector<ir::Value*>& described);
+  void occurrence(ir::Graph& g, wire::ValueInfoProto& vp, ir::Value* v,
+                  ir::Graph::ValueInfoOverride::List list, size_t index,
+                  std::vector<ir::Value*>& described);
 
   FromProtoContext ctx_;
 };
 
-void Reader::opsets(RepeatedPtrField<::onnx::OperatorSetIdProto>& in,
+void Reader::opsets(RepeatedPtrField<wire::OperatorSetIdProto>& in,
                     std::vector<ir::OpsetImport>& out) {
   out.reserve(static_cast<size_t>(in.size()));
   for (auto& o : in) {
@@ -188,7 +256,7 @@ void Reader::opsets(RepeatedPtrField<::onnx::OperatorSetIdProto>& in,
   }
 }
 
-Info Reader::info(::onnx::ValueInfoProto& vp) {
+Info Reader::info(wire::ValueInfoProto& vp) {
   check_known_fields(vp, "ValueInfoProto", ctx_.file);
   Info out;
   if (vp.has_type()) out.type = type_from_proto(vp.type());
@@ -197,6 +265,7 @@ Info Reader::info(::onnx::ValueInfoProto& vp) {
     out.doc = take(vp.mutable_doc_string());
     if (out.doc.empty()) out.quirks |= quirk::kValueDocEmpty;
   }
+  out.metadata = take_pairs(*vp.mutable_metadata_props());
   return out;
 }
 
@@ -208,7 +277,7 @@ ir::Value* Reader::resolve(const std::string& name, ir::Graph& g, Scope& scope) 
   return v;
 }
 
-std::unique_ptr<ir::Graph> Reader::subgraph(::onnx::GraphProto& p, ir::Graph* graph,
+std::unique_ptr<ir::Graph> Reader::subgraph(wire::GraphProto& p, ir::Graph* graph,
                                             const Scope* scope) {
   auto sub = graph ? graph->make_subgraph() : std::make_unique<ir::Graph>();
   Scope inner;
@@ -217,7 +286,7 @@ std::unique_ptr<ir::Graph> Reader::subgraph(::onnx::GraphProto& p, ir::Graph* gr
   return sub;
 }
 
-void Reader::read_nodes(ir::Graph& g, RepeatedPtrField<::onnx::NodeProto>& nodes, Scope& scope) {
+void Reader::read_nodes(ir::Graph& g, RepeatedPtrField<wire::NodeProto>& nodes, Scope& scope) {
   ir::NameAuthority& names = g.names();
   // Inputs defined earlier in this graph are resolved at once, while the
   // table entry is still in cache (topologically sorted graphs need nothing
@@ -229,7 +298,7 @@ void Reader::read_nodes(ir::Graph& g, RepeatedPtrField<::onnx::NodeProto>& nodes
     const std::string* name;
   };
   std::vector<Deferred> deferred;
-  std::vector<std::pair<ir::Node*, ::onnx::NodeProto*>> with_attrs;
+  std::vector<std::pair<ir::Node*, wire::NodeProto*>> with_attrs;
   for (auto& np : nodes) {
     check_known_fields(np, "NodeProto", ctx_.file);
     // has_*() before mutable_*(), which sets the field's presence.
@@ -251,6 +320,14 @@ void Reader::read_nodes(ir::Graph& g, RepeatedPtrField<::onnx::NodeProto>& nodes
     if (np.has_doc_string()) {
       n->doc_string = take(np.mutable_doc_string());
       if (n->doc_string.empty()) n->proto_quirks |= quirk::kNodeDocEmpty;
+    }
+    if (np.has_overload()) {
+      n->overload = take(np.mutable_overload());
+      if (n->overload.empty()) n->proto_quirks |= quirk::kNodeOverloadEmpty;
+    }
+    n->metadata_props = take_pairs(*np.mutable_metadata_props());
+    for (auto& c : *np.mutable_device_configurations()) {
+      n->device_configurations.push_back(node_device_configuration(c, ctx_.file));
     }
     for (int i = 0; i < np.input_size(); ++i) {
       const std::string& in = np.input(i);
@@ -281,7 +358,7 @@ void Reader::read_nodes(ir::Graph& g, RepeatedPtrField<::onnx::NodeProto>& nodes
   for (const Deferred& d : deferred) d.node->set_input(d.index, resolve(*d.name, g, scope));
 }
 
-void Reader::fill_graph(ir::Graph& g, ::onnx::GraphProto& p, Scope& scope) {
+void Reader::fill_graph(ir::Graph& g, wire::GraphProto& p, Scope& scope) {
   check_known_fields(p, "GraphProto", ctx_.file);
   ir::NameAuthority& names = g.names();
   if (p.has_name()) {
@@ -293,6 +370,7 @@ void Reader::fill_graph(ir::Graph& g, ::onnx::GraphProto& p, Scope& scope) {
     g.doc_string = take(p.mutable_doc_string());
     if (g.doc_string.empty()) g.proto_quirks |= quirk::kGraphDocEmpty;
   }
+  g.metadata_props = take_pairs(*p.mutable_metadata_props());
   scope.names.reserve(static_cast<size_t>(p.input_size() + p.initializer_size()) +
                       static_cast<size_t>(p.node_size()) * 2);
 
@@ -303,6 +381,7 @@ void Reader::fill_graph(ir::Graph& g, ::onnx::GraphProto& p, Scope& scope) {
     Info in = info(vp);
     ir::Value* v = g.add_input(take(vp.mutable_name()), std::move(in.type));
     v->doc_string = std::move(in.doc);
+    v->metadata_props = std::move(in.metadata);
     v->proto_quirks = in.quirks | kDescribed;
     if (!v->name().empty()) names.claim_value(v->name());
     scope.define(v);
@@ -326,26 +405,7 @@ void Reader::fill_graph(ir::Graph& g, ::onnx::GraphProto& p, Scope& scope) {
 
   read_nodes(g, *p.mutable_node(), scope);
 
-  // A ValueInfoProto describes its value if it is the first one of this
-  // graph to name it; any other that differs is kept as an override.
   using List = ir::Graph::ValueInfoOverride::List;
-  auto occurrence = [&](::onnx::ValueInfoProto& vp, ir::Value* v, List list, size_t index) {
-    Info in = info(vp);
-    const bool local = v->graph() == &g;
-    if (local && !(v->proto_quirks & kDescribed)) {
-      v->set_type(std::move(in.type));
-      v->doc_string = std::move(in.doc);
-      v->proto_quirks = in.quirks | kDescribed;
-      described.push_back(v);
-      return;
-    }
-    if (local && same_type(v->type(), in.type) && v->doc_string == in.doc &&
-        (v->proto_quirks & ~kDescribed) == in.quirks) {
-      return;
-    }
-    g.value_info_overrides.push_back(
-        {list, index, v, std::move(in.type), std::move(in.doc), in.quirks});
-  };
   for (int i = 0; i < p.output_size(); ++i) {
     auto& vp = *p.mutable_output(i);
     ir::Value* v = vp.name().empty() ? nullptr : scope.find(vp.name());
@@ -354,12 +414,51 @@ void Reader::fill_graph(ir::Graph& g, ::onnx::GraphProto& p, Scope& scope) {
       if (!v->name().empty()) names.claim_value(v->name());
     }
     g.add_output(v);
-    occurrence(vp, v, List::Output, static_cast<size_t>(i));
+    occurrence(g, vp, v, List::Output, static_cast<size_t>(i), described);
   }
-  g.value_info.reserve(static_cast<size_t>(p.value_info_size()));
+  value_infos(g, *p.mutable_value_info(), scope, described);
+  for (ir::Value* v : described) v->proto_quirks &= ~kDescribed;
+  for (auto& qa : *p.mutable_quantization_annotation()) {
+    ir::TensorAnnotation a;
+    a.tensor_name = take(qa.mutable_tensor_name());
+    for (auto& e : *qa.mutable_quant_parameter_tensor_names()) {
+      a.quant_parameter_tensor_names.emplace_back(take(e.mutable_key()), take(e.mutable_value()));
+    }
+    g.quantization_annotation.push_back(std::move(a));
+  }
+}
+
+// A ValueInfoProto describes its value if it is the first one of this graph
+// to name it; any other that differs is kept as an override.
+void Reader::occurrence(ir::Graph& g, wire::ValueInfoProto& vp, ir::Value* v,
+                        ir::Graph::ValueInfoOverride::List list, size_t index,
+                        std::vector<ir::Value*>& described) {
+  constexpr uint32_t kDescribed = quirk::kValueDescribedWhileLoading;
+  Info in = info(vp);
+  const bool local = v->graph() == &g;
+  if (local && !(v->proto_quirks & kDescribed)) {
+    v->set_type(std::move(in.type));
+    v->doc_string = std::move(in.doc);
+    v->metadata_props = std::move(in.metadata);
+    v->proto_quirks = in.quirks | kDescribed;
+    described.push_back(v);
+    return;
+  }
+  if (local && same_type(v->type(), in.type) && v->doc_string == in.doc &&
+      v->metadata_props == in.metadata && (v->proto_quirks & ~kDescribed) == in.quirks) {
+    return;
+  }
+  g.value_info_overrides.push_back(
+      {list, index, v, std::move(in.type), std::move(in.doc), std::move(in.metadata), in.quirks});
+}
+
+void Reader::value_infos(ir::Graph& g, RepeatedPtrField<wire::ValueInfoProto>& list, Scope& scope,
+                         std::vector<ir::Value*>& described) {
+  ir::NameAuthority& names = g.names();
+  g.value_info.reserve(static_cast<size_t>(list.size()));
   std::unordered_map<std::string_view, ir::Value*> annotations;
-  for (int i = 0; i < p.value_info_size(); ++i) {
-    auto& vp = *p.mutable_value_info(i);
+  for (int i = 0; i < list.size(); ++i) {
+    auto& vp = *list.Mutable(i);
     // Only this graph's values: a subgraph annotating an outer name gets an
     // annotation value rather than retyping the outer value.
     ir::Value* v = vp.name().empty() ? nullptr : scope.find_local(vp.name());
@@ -374,20 +473,12 @@ void Reader::fill_graph(ir::Graph& g, ::onnx::GraphProto& p, Scope& scope) {
       }
     }
     g.value_info.push_back(v);
-    occurrence(vp, v, List::ValueInfo, static_cast<size_t>(i));
-  }
-  for (ir::Value* v : described) v->proto_quirks &= ~kDescribed;
-  for (auto& qa : *p.mutable_quantization_annotation()) {
-    ir::TensorAnnotation a;
-    a.tensor_name = take(qa.mutable_tensor_name());
-    for (auto& e : *qa.mutable_quant_parameter_tensor_names()) {
-      a.quant_parameter_tensor_names.emplace_back(take(e.mutable_key()), take(e.mutable_value()));
-    }
-    g.quantization_annotation.push_back(std::move(a));
+    occurrence(g, vp, v, ir::Graph::ValueInfoOverride::List::ValueInfo, static_cast<size_t>(i),
+               described);
   }
 }
 
-ir::Attr Reader::attr(::onnx::AttributeProto& p, ir::Graph* graph, const Scope* scope) {
+ir::Attr Reader::attr(wire::AttributeProto& p, ir::Graph* graph, const Scope* scope) {
   using ir::AttrType;
   check_known_fields(p, "AttributeProto", ctx_.file);
   ir::Attr a;
@@ -479,7 +570,7 @@ ir::Attr Reader::attr(::onnx::AttributeProto& p, ir::Graph* graph, const Scope* 
   return a;
 }
 
-std::unique_ptr<ir::Function> Reader::function(::onnx::FunctionProto& p) {
+std::unique_ptr<ir::Function> Reader::function(wire::FunctionProto& p) {
   check_known_fields(p, "FunctionProto", ctx_.file);
   auto f = std::make_unique<ir::Function>();
   if (!p.has_name()) f->proto_quirks |= quirk::kFunctionNoName;
@@ -490,8 +581,20 @@ std::unique_ptr<ir::Function> Reader::function(::onnx::FunctionProto& p) {
     f->doc_string = take(p.mutable_doc_string());
     if (f->doc_string.empty()) f->proto_quirks |= quirk::kFunctionDocEmpty;
   }
+  if (p.has_overload()) {
+    f->overload = take(p.mutable_overload());
+    if (f->overload.empty()) f->proto_quirks |= quirk::kFunctionOverloadEmpty;
+  }
   for (auto& s : *p.mutable_attribute()) f->attributes.push_back(std::move(s));
+  // Parameters with defaults are listed apart in the proto; the IR lists
+  // every parameter name in `attributes` and keeps the defaults beside.
+  for (auto& ap : *p.mutable_attribute_proto()) {
+    ir::Attr a = attr(ap, nullptr, nullptr);
+    f->attributes.push_back(a.name);
+    f->attribute_defaults.push_back(std::move(a));
+  }
   opsets(*p.mutable_opset_import(), f->opset_imports);
+  f->metadata_props = take_pairs(*p.mutable_metadata_props());
   ir::Graph& body = *f->body;
   Scope scope;
   for (auto& name : *p.mutable_input()) {
@@ -503,10 +606,13 @@ std::unique_ptr<ir::Function> Reader::function(::onnx::FunctionProto& p) {
   for (const std::string& name : p.output()) {
     body.add_output(name.empty() ? body.add_annotation_value({}) : resolve(name, body, scope));
   }
+  std::vector<ir::Value*> described;
+  value_infos(body, *p.mutable_value_info(), scope, described);
+  for (ir::Value* v : described) v->proto_quirks &= ~quirk::kValueDescribedWhileLoading;
   return f;
 }
 
-ir::Model Reader::model(::onnx::ModelProto& p) {
+ir::Model Reader::model(wire::ModelProto& p) {
   check_known_fields(p, "ModelProto", ctx_.file);
   ir::Model m;
   m.has_ir_version = p.has_ir_version();
@@ -544,11 +650,14 @@ ir::Model Reader::model(::onnx::ModelProto& p) {
     m.proto_quirks |= quirk::kModelNoGraph;
   }
   for (auto& f : *p.mutable_functions()) m.functions.push_back(function(f));
+  for (auto& c : *p.mutable_configuration()) {
+    m.configuration.push_back(device_configuration(c, ctx_.file));
+  }
   // Training graphs may read the main graph's initializers.
   for (auto& tp : *p.mutable_training_info()) {
     check_known_fields(tp, "TrainingInfoProto", ctx_.file);
     ir::TrainingInfo t;
-    auto read = [&](bool has, ::onnx::GraphProto* gp) -> std::unique_ptr<ir::Graph> {
+    auto read = [&](bool has, wire::GraphProto* gp) -> std::unique_ptr<ir::Graph> {
       if (!has) return nullptr;
       auto g = m.graph->make_subgraph();
       Scope s;
@@ -590,8 +699,8 @@ void scope_chain(ir::Graph* g, std::vector<std::unique_ptr<Scope>>& out) {
 
 }  // namespace
 
-ir::Type type_from_proto(const ::onnx::TypeProto& p) {
-  using ::onnx::TypeProto;
+ir::Type type_from_proto(const wire::TypeProto& p) {
+  using wire::TypeProto;
   ir::Type t;
   switch (p.value_case()) {
     case TypeProto::kTensorType: {
@@ -644,30 +753,29 @@ ir::Type type_from_proto(const ::onnx::TypeProto& p) {
   return t;
 }
 
-ir::Model model_from_proto(::onnx::ModelProto& proto, const FromProtoContext& ctx) {
+ir::Model model_from_proto(wire::ModelProto& proto, const FromProtoContext& ctx) {
   return Reader(ctx).model(proto);
 }
 
-ir::Attr attr_from_proto(::onnx::AttributeProto& proto, const FromProtoContext& ctx) {
+ir::Attr attr_from_proto(wire::AttributeProto& proto, const FromProtoContext& ctx) {
   return Reader(ctx).attr(proto, nullptr, nullptr);
 }
 
-ir::Attr attr_from_proto(::onnx::AttributeProto& proto, const FromProtoContext& ctx,
+ir::Attr attr_from_proto(wire::AttributeProto& proto, const FromProtoContext& ctx,
                          ir::Graph* scope) {
   std::vector<std::unique_ptr<Scope>> chain;
   scope_chain(scope, chain);
   return Reader(ctx).attr(proto, scope, chain.empty() ? nullptr : chain.back().get());
 }
 
-std::unique_ptr<ir::Graph> graph_from_proto(::onnx::GraphProto& proto,
-                                            const FromProtoContext& ctx) {
+std::unique_ptr<ir::Graph> graph_from_proto(wire::GraphProto& proto, const FromProtoContext& ctx) {
   auto g = std::make_unique<ir::Graph>();
   Scope scope;
   Reader(ctx).fill_graph(*g, proto, scope);
   return g;
 }
 
-std::unique_ptr<ir::Function> function_from_proto(::onnx::FunctionProto& proto,
+std::unique_ptr<ir::Function> function_from_proto(wire::FunctionProto& proto,
                                                   const FromProtoContext& ctx) {
   return Reader(ctx).function(proto);
 }

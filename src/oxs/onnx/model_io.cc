@@ -69,6 +69,7 @@ std::string sniff(std::string_view b) {
       return {};
     case 0xa2:  // training_info (20)
     case 0xca:  // functions (25)
+    case 0xd2:  // configuration (26, IR 11)
       if (b.size() > 1 && b[1] == 0x01) return {};
       break;
     default:
@@ -102,7 +103,7 @@ void check_header(uint64_t size, std::string_view head, const FromProtoContext& 
 template <class Parse>
 ir::Model parse(uint64_t size, const FromProtoContext& ctx, Parse parse_into) {
   google::protobuf::Arena arena(proto_arena_options(size));
-  auto& proto = *google::protobuf::Arena::CreateMessage<::onnx::ModelProto>(&arena);
+  auto& proto = *google::protobuf::Arena::CreateMessage<wire::ModelProto>(&arena);
   if (!parse_into(proto)) {
     throw Error(ErrorKind::Input,
                 "is not a valid ONNX model: protobuf parsing failed (the file is truncated or "
@@ -122,7 +123,7 @@ ir::Model load(const std::string& path, const LoadOptions& options) {
   ctx.lazy_external_data = options.lazy_external_data;
   ctx.data_files = std::make_shared<DataFileRegistry>();
   check_header(file.size(), file.head(512), ctx);
-  return parse(file.size(), ctx, [&](::onnx::ModelProto& proto) {
+  return parse(file.size(), ctx, [&](wire::ModelProto& proto) {
     google::protobuf::io::FileInputStream in(file.fd(), 1 << 20);
     // A read error ends the stream early: report it as a failed parse.
     return proto.ParseFromZeroCopyStream(&in) && !in.GetErrno();
@@ -136,7 +137,7 @@ ir::Model load_from_bytes(std::string_view bytes, const std::string& base_dir,
   ctx.base_dir = base_dir.empty() ? "." : base_dir;
   ctx.data_files = std::make_shared<DataFileRegistry>();
   check_header(bytes.size(), bytes.substr(0, 512), ctx);
-  return parse(bytes.size(), ctx, [&](::onnx::ModelProto& proto) {
+  return parse(bytes.size(), ctx, [&](wire::ModelProto& proto) {
     return proto.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()));
   });
 }

@@ -1,16 +1,17 @@
-// Conversion between the IR and onnx's protobuf messages. Used by model_io
-// and by the rooms that must speak libonnx's API (schema/, infer/). No other
-// room includes protobuf types.
+// Conversion between the IR and oxs's wire messages (wire/onnx_wire.proto,
+// ONNX 1.23's IR version 14). Used by model_io, and through
+// libonnx_bridge.h by the rooms that must speak libonnx's API (schema/,
+// infer/). No other room includes protobuf types.
 //
-// Conversion is lossless for every field of onnx-ml.proto 1.12 (IR version
-// 8): proto2 field presence that the IR cannot express directly is kept in
+// Conversion is lossless for every field of onnx.proto 1.23 (IR version
+// 14): proto2 field presence that the IR cannot express directly is kept in
 // the IR's `proto_quirks` fields and Graph::value_info_overrides. Loading
 // never rejects a structurally invalid graph (undefined names become
 // annotation values that ir::verify reports); it rejects only data it cannot
 // represent (bad tensors, unknown fields, unsafe external data).
 #pragma once
 
-#include <onnx/onnx_pb.h>
+#include "oxs/onnx/wire/onnx_wire.pb.h"
 
 #include <cstdint>
 #include <functional>
@@ -37,39 +38,39 @@ struct FromProtoContext {
 // ---- protobuf -> IR ----
 // The proto may be consumed (raw tensor bytes and strings are moved, not
 // copied). Throws oxs::Error naming ctx.file.
-ir::Model model_from_proto(::onnx::ModelProto& proto, const FromProtoContext& ctx);
-ir::Type type_from_proto(const ::onnx::TypeProto& proto);
-std::shared_ptr<ir::Tensor> tensor_from_proto(::onnx::TensorProto& proto,
+ir::Model model_from_proto(wire::ModelProto& proto, const FromProtoContext& ctx);
+ir::Type type_from_proto(const wire::TypeProto& proto);
+std::shared_ptr<ir::Tensor> tensor_from_proto(wire::TensorProto& proto,
                                               const FromProtoContext& ctx);
-std::shared_ptr<ir::SparseTensor> sparse_tensor_from_proto(::onnx::SparseTensorProto& proto,
+std::shared_ptr<ir::SparseTensor> sparse_tensor_from_proto(wire::SparseTensorProto& proto,
                                                            const FromProtoContext& ctx);
 // Graph attributes are built without an enclosing scope: names they use
 // from outside become annotation values.
-ir::Attr attr_from_proto(::onnx::AttributeProto& proto, const FromProtoContext& ctx);
+ir::Attr attr_from_proto(wire::AttributeProto& proto, const FromProtoContext& ctx);
 // Graph attributes are built with `scope` as the enclosing graph: names they
 // use from outside resolve to values of `scope` and its ancestors, and the
 // subgraphs share its name authority.
-ir::Attr attr_from_proto(::onnx::AttributeProto& proto, const FromProtoContext& ctx,
+ir::Attr attr_from_proto(wire::AttributeProto& proto, const FromProtoContext& ctx,
                          ir::Graph* scope);
 // A top-level graph with its own name authority.
-std::unique_ptr<ir::Graph> graph_from_proto(::onnx::GraphProto& proto, const FromProtoContext& ctx);
-std::unique_ptr<ir::Function> function_from_proto(::onnx::FunctionProto& proto,
+std::unique_ptr<ir::Graph> graph_from_proto(wire::GraphProto& proto, const FromProtoContext& ctx);
+std::unique_ptr<ir::Function> function_from_proto(wire::FunctionProto& proto,
                                                   const FromProtoContext& ctx);
 
 // ---- IR -> protobuf ----
-void model_to_proto(const ir::Model& model, ::onnx::ModelProto* proto);
-void graph_to_proto(const ir::Graph& graph, ::onnx::GraphProto* proto);
-void function_to_proto(const ir::Function& function, ::onnx::FunctionProto* proto);
-void type_to_proto(const ir::Type& type, ::onnx::TypeProto* proto);
+void model_to_proto(const ir::Model& model, wire::ModelProto* proto);
+void graph_to_proto(const ir::Graph& graph, wire::GraphProto* proto);
+void function_to_proto(const ir::Function& function, wire::FunctionProto* proto);
+void type_to_proto(const ir::Type& type, wire::TypeProto* proto);
 // Writes the tensor's bytes inline (raw_data or typed fields per its
 // encoding); external tensors are read and written inline.
-void tensor_to_proto(const ir::Tensor& tensor, ::onnx::TensorProto* proto);
-void attr_to_proto(const ir::Attr& attr, ::onnx::AttributeProto* proto);
+void tensor_to_proto(const ir::Tensor& tensor, wire::TensorProto* proto);
+void attr_to_proto(const ir::Attr& attr, wire::AttributeProto* proto);
 
 // Decides where a tensor's bytes go while writing: return true after filling
 // the data fields of `proto` yourself (external_data, data_location), false
 // to have them written inline. Metadata (name, dims, type) is already set.
-using TensorPlacer = std::function<bool(const ir::Tensor& tensor, ::onnx::TensorProto* proto)>;
+using TensorPlacer = std::function<bool(const ir::Tensor& tensor, wire::TensorProto* proto)>;
 
 struct ToProtoOptions {
   TensorPlacer placer;  // null: everything inline
@@ -79,8 +80,7 @@ struct ToProtoOptions {
   uint64_t max_inline_bytes = UINT64_MAX;
   std::string file;  // for messages
 };
-void model_to_proto(const ir::Model& model, ::onnx::ModelProto* proto,
-                    const ToProtoOptions& options);
+void model_to_proto(const ir::Model& model, wire::ModelProto* proto, const ToProtoOptions& options);
 
 // Receives serialized bytes in order.
 using ByteSink = std::function<void(std::string_view bytes)>;

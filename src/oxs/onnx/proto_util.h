@@ -9,12 +9,13 @@
 #include <string>
 
 #include "oxs/ir/error.h"
+#include "oxs/ir/metadata.h"
 
 namespace oxs::onnx {
 
-// Fields that ONNX 1.12 does not define would be dropped silently by the
-// conversion; refuse them instead (a newer ONNX wrote the file, or it is not
-// an ONNX file at all).
+// Fields that ONNX 1.23 (IR version 14) does not define would be dropped
+// silently by the conversion; refuse them instead (a newer ONNX wrote the
+// file, or it is not an ONNX file at all).
 template <class Message>
 void check_known_fields(const Message& m, const char* message_name, const std::string& file) {
   const auto& unknown = m.unknown_fields();
@@ -22,8 +23,8 @@ void check_known_fields(const Message& m, const char* message_name, const std::s
   throw Error(ErrorKind::Unsupported,
               std::string(message_name) + " has field number " +
                   std::to_string(unknown.field(0).number()) +
-                  ", which ONNX 1.12 (IR version 8) does not define: the file was written by a "
-                  "newer ONNX or is not an ONNX model",
+                  ", which ONNX 1.23 (IR version 14) does not define: the file was written by "
+                  "a newer ONNX or is not an ONNX model",
               {.file = file});
 }
 
@@ -35,6 +36,27 @@ inline google::protobuf::ArenaOptions proto_arena_options(size_t size_hint) {
   o.start_block_size = std::clamp<size_t>(size_hint + 4096, 4096, size_t{1} << 20);
   o.max_block_size = size_t{64} << 20;
   return o;
+}
+
+// Reads key/value entries (moving the strings out of the proto).
+template <class Entries>
+ir::StringPairs take_pairs(Entries& entries) {
+  ir::StringPairs out;
+  out.reserve(static_cast<size_t>(entries.size()));
+  for (auto& e : entries)
+    out.emplace_back(std::move(*e.mutable_key()), std::move(*e.mutable_value()));
+  return out;
+}
+
+// Writes key/value entries in order.
+template <class Entries>
+void put_pairs(const ir::StringPairs& pairs, Entries* out) {
+  out->Reserve(static_cast<int>(pairs.size()));
+  for (const auto& [k, v] : pairs) {
+    auto* e = out->Add();
+    e->set_key(k);
+    e->set_value(v);
+  }
 }
 
 }  // namespace oxs::onnx

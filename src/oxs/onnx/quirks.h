@@ -29,6 +29,7 @@ inline constexpr uint32_t kNodeNameEmpty = 1u << 0;
 inline constexpr uint32_t kNodeNoOpType = 1u << 1;
 inline constexpr uint32_t kNodeDomainEmpty = 1u << 2;
 inline constexpr uint32_t kNodeDocEmpty = 1u << 3;
+inline constexpr uint32_t kNodeOverloadEmpty = 1u << 4;
 
 // ValueInfoProto (on ir::Value and Graph::ValueInfoOverride)
 inline constexpr uint32_t kValueNoName = 1u << 0;
@@ -80,5 +81,6 @@ inline constexpr uint32_t kAttrFieldMask =
 inline constexpr uint32_t kFunctionNoName = 1u << 0;
 inline constexpr uint32_t kFunctionDomainEmpty = 1u << 1;
 inline constexpr uint32_t kFunctionDocEmpty = 1u << 2;
+inline constexpr uint32_t kFunctionOverloadEmpty = 1u << 3;
 
 }  // namespace oxs::onnx::quirk

@@ -62,7 +62,7 @@ class BufferedWriter {
   std::string buffer_;
 };
 
-void set_entry(::onnx::TensorProto* p, const char* key, const std::string& value) {
+void set_entry(wire::TensorProto* p, const char* key, const std::string& value) {
   auto* e = p->add_external_data();
   e->set_key(key);
   e->set_value(value);
@@ -168,7 +168,7 @@ void save(const ir::Model& model, const std::string& path, const SaveOptions& op
     }
     DataFilePlan& plan = plans[name];
     plan.location = name;
-    to.placer = [&plan, &options, alignment](const ir::Tensor& t, ::onnx::TensorProto* p) {
+    to.placer = [&plan, &options, alignment](const ir::Tensor& t, wire::TensorProto* p) {
       if (t.encoding == ir::Tensor::Encoding::Typed) return false;  // as onnx does: raw only
       const uint64_t length = t.stored_size();
       if (length < static_cast<uint64_t>(options.threshold)) return false;
@@ -178,11 +178,11 @@ void save(const ir::Model& model, const std::string& path, const SaveOptions& op
       set_entry(p, "location", plan.location);
       set_entry(p, "offset", std::to_string(offset));
       set_entry(p, "length", std::to_string(length));
-      p->set_data_location(::onnx::TensorProto::EXTERNAL);
+      p->set_data_location(wire::TensorProto::EXTERNAL);
       return true;
     };
   } else if (options.external_data == Mode::Keep) {
-    to.placer = [&plans, &path](const ir::Tensor& t, ::onnx::TensorProto* p) {
+    to.placer = [&plans, &path](const ir::Tensor& t, wire::TensorProto* p) {
       if (t.encoding != ir::Tensor::Encoding::External) return false;
       const ir::ExternalData& ext = t.external;
       check_location_syntax(ext.location, path, t.name, ErrorKind::Usage);
@@ -215,7 +215,7 @@ void save(const ir::Model& model, const std::string& path, const SaveOptions& op
         if (ext.offset != 0) set_entry(p, "offset", std::to_string(ext.offset));
         if (ext.length >= 0) set_entry(p, "length", std::to_string(ext.length));
       }
-      p->set_data_location(::onnx::TensorProto::EXTERNAL);
+      p->set_data_location(wire::TensorProto::EXTERNAL);
       return true;
     };
   }

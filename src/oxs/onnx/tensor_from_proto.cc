@@ -17,7 +17,7 @@ namespace oxs::onnx {
 namespace {
 
 using ir::DataType;
-using ::onnx::TensorProto;
+using wire::TensorProto;
 
 [[noreturn]] void bad(const FromProtoContext& ctx, const std::string& tensor,
                       const std::string& what, ErrorKind kind = ErrorKind::Input) {
@@ -154,6 +154,16 @@ int canonical_field(DataType d) {
     case DataType::Bool:
     case DataType::Float16:
     case DataType::BFloat16:
+    case DataType::Float8E4M3FN:
+    case DataType::Float8E4M3FNUZ:
+    case DataType::Float8E5M2:
+    case DataType::Float8E5M2FNUZ:
+    case DataType::Float8E8M0:
+    case DataType::Uint4:
+    case DataType::Int4:
+    case DataType::Float4E2M1:
+    case DataType::Uint2:
+    case DataType::Int2:
       return TensorProto::kInt32DataFieldNumber;
     case DataType::Int64:
       return TensorProto::kInt64DataFieldNumber;
@@ -200,7 +210,15 @@ void load_typed(TensorProto& p, ir::Tensor& t, const FromProtoContext& ctx) {
   const int64_t numel = t.numel();
   const int64_t per =
       (t.dtype() == DataType::Complex64 || t.dtype() == DataType::Complex128) ? 2 : 1;
-  if (!t.has_segment && count != 0 && count != numel * per) {
+  if (ir::is_sub_byte(t.dtype())) {
+    // One int32_data entry per packed byte (two 4-bit or four 2-bit elements).
+    const int64_t bytes = t.expected_nbytes();
+    if (!t.has_segment && count != 0 && count != bytes) {
+      bad(ctx, t.name,
+          shape_text(t) + " has " + std::to_string(numel) + " elements, packed into " +
+              std::to_string(bytes) + " bytes, but its int32_data holds " + std::to_string(count));
+    }
+  } else if (!t.has_segment && count != 0 && count != numel * per) {
     bad(ctx, t.name,
         shape_text(t) + " has " + std::to_string(numel) + " elements but its typed data holds " +
             std::to_string(count / per));
@@ -236,6 +254,16 @@ void load_typed(TensorProto& p, ir::Tensor& t, const FromProtoContext& ctx) {
       break;
     case DataType::Uint8:
     case DataType::Bool:
+    case DataType::Float8E4M3FN:
+    case DataType::Float8E4M3FNUZ:
+    case DataType::Float8E5M2:
+    case DataType::Float8E5M2FNUZ:
+    case DataType::Float8E8M0:
+    case DataType::Uint4:
+    case DataType::Int4:
+    case DataType::Float4E2M1:
+    case DataType::Uint2:
+    case DataType::Int2:
       narrow_into<uint8_t>(bytes, p.int32_data(), ctx, t, "int32_data");
       break;
     case DataType::Int64:
@@ -271,6 +299,7 @@ std::shared_ptr<ir::Tensor> tensor_from_proto(TensorProto& p, const FromProtoCon
     t->doc_string = std::move(*p.mutable_doc_string());
     if (t->doc_string.empty()) t->proto_quirks |= quirk::kTensorDocEmpty;
   }
+  t->metadata_props = take_pairs(*p.mutable_metadata_props());
   std::vector<int64_t> dims(p.dims().begin(), p.dims().end());
   for (size_t i = 0; i < dims.size(); ++i) {
     if (dims[i] < 0) {
@@ -283,8 +312,8 @@ std::shared_ptr<ir::Tensor> tensor_from_proto(TensorProto& p, const FromProtoCon
   if (!p.has_data_type()) t->proto_quirks |= quirk::kTensorNoDataType;
   if (!ir::is_valid_dtype(p.data_type())) {
     bad(ctx, t->name,
-        "unknown data type " + std::to_string(p.data_type()) +
-            " (ONNX 1.12 defines 0..16; newer types such as float8 are not supported)",
+        "unknown data type " + std::to_string(p.data_type()) + " (ONNX 1.23 defines 0.." +
+            std::to_string(static_cast<int>(ir::kLastDataType)) + ")",
         ErrorKind::Unsupported);
   }
   t->set_dtype(static_cast<DataType>(p.data_type()));
@@ -342,7 +371,7 @@ std::shared_ptr<ir::Tensor> tensor_from_proto(TensorProto& p, const FromProtoCon
   return t;
 }
 
-std::shared_ptr<ir::SparseTensor> sparse_tensor_from_proto(::onnx::SparseTensorProto& p,
+std::shared_ptr<ir::SparseTensor> sparse_tensor_from_proto(wire::SparseTensorProto& p,
                                                            const FromProtoContext& ctx) {
   check_known_fields(p, "SparseTensorProto", ctx.file);
   auto s = std::make_shared<ir::SparseTensor>();

@@ -18,7 +18,7 @@ std::shared_ptr<ir::Tensor> load_tensor(const std::string& path) {
   }
   std::ostringstream ss;
   ss << in.rdbuf();
-  ::onnx::TensorProto proto;
+  wire::TensorProto proto;
   if (!proto.ParseFromString(ss.str())) {
     throw Error(ErrorKind::Input, "'" + path + "' is not a serialized TensorProto", {.file = path});
   }

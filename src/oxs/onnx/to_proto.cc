@@ -18,14 +18,14 @@ namespace oxs::onnx {
 namespace {
 
 using ir::DataType;
-using ::onnx::TensorProto;
+using wire::TensorProto;
 
 bool type_present(const ir::Type& t) {
   return t.kind() != ir::Type::Kind::None || !t.denotation.empty() || t.opaque ||
          (t.proto_quirks & (quirk::kTypePresent | quirk::kTypeDenotationEmpty));
 }
 
-void shape_to_proto(const ir::Shape& s, ::onnx::TensorShapeProto* p) {
+void shape_to_proto(const ir::Shape& s, wire::TensorShapeProto* p) {
   p->mutable_dim()->Reserve(static_cast<int>(s.rank()));
   for (const ir::Dim& d : s.dims()) {
     auto* pd = p->add_dim();
@@ -59,17 +59,45 @@ void copy_into(std::span<const std::byte> bytes, google::protobuf::RepeatedField
   if (n) std::memcpy(out->mutable_data(), bytes.data(), n * sizeof(T));
 }
 
+void node_device_configuration(const ir::NodeDeviceConfiguration& c,
+                               wire::NodeDeviceConfigurationProto* p) {
+  if (c.has_configuration_id || !c.configuration_id.empty()) {
+    p->set_configuration_id(c.configuration_id);
+  }
+  for (const ir::ShardingSpec& s : c.sharding_specs) {
+    auto* sp = p->add_sharding_spec();
+    if (s.has_tensor_name || !s.tensor_name.empty()) sp->set_tensor_name(s.tensor_name);
+    sp->mutable_device()->Add(s.devices.begin(), s.devices.end());
+    for (const auto& [key, group] : s.index_to_device_group_map) {
+      auto* e = sp->add_index_to_device_group_map();
+      e->set_key(key);
+      e->mutable_value()->Add(group.begin(), group.end());
+    }
+    for (const ir::ShardedDim& d : s.sharded_dims) {
+      auto* dp = sp->add_sharded_dim();
+      if (d.has_axis || d.axis != 0) dp->set_axis(d.axis);
+      for (const ir::SimpleShardedDim& x : d.simple_sharding) {
+        auto* xp = dp->add_simple_sharding();
+        if (x.kind == ir::SimpleShardedDim::Kind::Value) xp->set_dim_value(x.dim_value);
+        if (x.kind == ir::SimpleShardedDim::Kind::Param) xp->set_dim_param(x.dim_param);
+        if (x.has_num_shards || x.num_shards != 0) xp->set_num_shards(x.num_shards);
+      }
+    }
+  }
+  if (c.has_pipeline_stage || c.pipeline_stage != 0) p->set_pipeline_stage(c.pipeline_stage);
+}
+
 class Writer {
  public:
   explicit Writer(const ToProtoOptions& options) : opt_(options) {}
 
-  void model(const ir::Model& m, ::onnx::ModelProto* p);
-  void graph(const ir::Graph& g, ::onnx::GraphProto* p);
-  void function(const ir::Function& f, ::onnx::FunctionProto* p);
-  void node(const ir::Node& n, ::onnx::NodeProto* p);
-  void attr(const ir::Attr& a, ::onnx::AttributeProto* p);
+  void model(const ir::Model& m, wire::ModelProto* p);
+  void graph(const ir::Graph& g, wire::GraphProto* p);
+  void function(const ir::Function& f, wire::FunctionProto* p);
+  void node(const ir::Node& n, wire::NodeProto* p);
+  void attr(const ir::Attr& a, wire::AttributeProto* p);
   void tensor(const ir::Tensor& t, TensorProto* p, const std::string& name);
-  void sparse(const ir::SparseTensor& s, ::onnx::SparseTensorProto* p);
+  void sparse(const ir::SparseTensor& s, wire::SparseTensorProto* p);
   // Like tensor(), but raw bytes are not copied into `p`: returns true and
   // sets `raw` to them when the tensor's data is raw_data (to be appended by
   // the caller), false when the data went into `p` or elsewhere.
@@ -79,12 +107,16 @@ class Writer {
   const ir::Graph* omit_initializers_of = nullptr;
 
  private:
+  class Overrides;
+  void entry(const Overrides& overrides, const ir::Value* v,
+             ir::Graph::ValueInfoOverride::List list, size_t index, wire::ValueInfoProto* out);
   void value_info(const std::string& name, const ir::Type& type, const std::string& doc,
-                  uint32_t quirks, ::onnx::ValueInfoProto* p);
+                  const ir::StringPairs& metadata, uint32_t quirks, wire::ValueInfoProto* p);
+
   void inline_data(const ir::Tensor& t, TensorProto* p);
   void count_inline(uint64_t bytes);
   void opsets(const std::vector<ir::OpsetImport>& in,
-              google::protobuf::RepeatedPtrField<::onnx::OperatorSetIdProto>* out);
+              google::protobuf::RepeatedPtrField<wire::OperatorSetIdProto>* out);
 
   const ToProtoOptions& opt_;
   uint64_t inline_bytes_ = 0;
@@ -118,7 +150,7 @@ void Writer::count_inline(uint64_t bytes) {
 }
 
 void Writer::opsets(const std::vector<ir::OpsetImport>& in,
-                    google::protobuf::RepeatedPtrField<::onnx::OperatorSetIdProto>* out) {
+                    google::protobuf::RepeatedPtrField<wire::OperatorSetIdProto>* out) {
   for (const ir::OpsetImport& o : in) {
     auto* p = out->Add();
     if (!(o.proto_quirks & quirk::kOpsetNoDomain)) p->set_domain(o.domain);
@@ -127,10 +159,11 @@ void Writer::opsets(const std::vector<ir::OpsetImport>& in,
 }
 
 void Writer::value_info(const std::string& name, const ir::Type& type, const std::string& doc,
-                        uint32_t quirks, ::onnx::ValueInfoProto* p) {
+                        const ir::StringPairs& metadata, uint32_t quirks, wire::ValueInfoProto* p) {
   if (!(quirks & quirk::kValueNoName)) p->set_name(name);
   if (type_present(type)) type_to_proto(type, p->mutable_type());
   if (!doc.empty() || (quirks & quirk::kValueDocEmpty)) p->set_doc_string(doc);
+  put_pairs(metadata, p->mutable_metadata_props());
 }
 
 void Writer::inline_data(const ir::Tensor& t, TensorProto* p) {
@@ -175,6 +208,16 @@ void Writer::inline_data(const ir::Tensor& t, TensorProto* p) {
       break;
     case DataType::Uint8:
     case DataType::Bool:
+    case DataType::Float8E4M3FN:
+    case DataType::Float8E4M3FNUZ:
+    case DataType::Float8E5M2:
+    case DataType::Float8E5M2FNUZ:
+    case DataType::Float8E8M0:
+    case DataType::Uint4:  // packed bytes, one per entry
+    case DataType::Int4:
+    case DataType::Float4E2M1:
+    case DataType::Uint2:
+    case DataType::Int2:
       widen<uint8_t>(b, p->mutable_int32_data());
       break;
     case DataType::Int64:
@@ -218,22 +261,23 @@ void Writer::tensor(const ir::Tensor& t, TensorProto* p, const std::string& name
     }
   }
   if (q & quirk::kTensorDataLocationDefault) p->set_data_location(TensorProto::DEFAULT);
+  put_pairs(t.metadata_props, p->mutable_metadata_props());
   inline_data(t, p);
 }
 
-void Writer::sparse(const ir::SparseTensor& s, ::onnx::SparseTensorProto* p) {
+void Writer::sparse(const ir::SparseTensor& s, wire::SparseTensorProto* p) {
   tensor(s.values, p->mutable_values(), s.values.name);
   tensor(s.indices, p->mutable_indices(), s.indices.name);
   for (int64_t d : s.dims) p->add_dims(d);
 }
 
-void Writer::attr(const ir::Attr& a, ::onnx::AttributeProto* p) {
+void Writer::attr(const ir::Attr& a, wire::AttributeProto* p) {
   const uint32_t q = a.proto_quirks;
   if (!(q & quirk::kAttrNoName)) p->set_name(a.name);
   if (!a.ref_attr_name.empty() || (q & quirk::kAttrRefEmpty)) p->set_ref_attr_name(a.ref_attr_name);
   if (!a.doc_string.empty() || (q & quirk::kAttrDocEmpty)) p->set_doc_string(a.doc_string);
   if (!(q & quirk::kAttrNoType)) {
-    p->set_type(static_cast<::onnx::AttributeProto_AttributeType>(a.type));
+    p->set_type(static_cast<wire::AttributeProto_AttributeType>(a.type));
   }
   const uint32_t fields = attr_fields_to_write(a);
   if (fields & quirk::kAttrHasF) p->set_f(a.f);
@@ -261,7 +305,7 @@ void Writer::attr(const ir::Attr& a, ::onnx::AttributeProto* p) {
   for (const ir::Type& t : a.type_protos) type_to_proto(t, p->add_type_protos());
 }
 
-void Writer::node(const ir::Node& n, ::onnx::NodeProto* p) {
+void Writer::node(const ir::Node& n, wire::NodeProto* p) {
   static const std::string kEmpty;
   p->mutable_input()->Reserve(static_cast<int>(n.num_inputs()));
   for (size_t i = 0; i < n.num_inputs(); ++i) {
@@ -279,9 +323,45 @@ void Writer::node(const ir::Node& n, ::onnx::NodeProto* p) {
   if (!n.domain().empty() || (q & quirk::kNodeDomainEmpty)) p->set_domain(n.domain());
   for (const ir::Attr& a : n.attrs()) attr(a, p->add_attribute());
   if (!n.doc_string.empty() || (q & quirk::kNodeDocEmpty)) p->set_doc_string(n.doc_string);
+  if (!n.overload.empty() || (q & quirk::kNodeOverloadEmpty)) p->set_overload(n.overload);
+  put_pairs(n.metadata_props, p->mutable_metadata_props());
+  for (const ir::NodeDeviceConfiguration& c : n.device_configurations) {
+    node_device_configuration(c, p->add_device_configurations());
+  }
 }
 
-void Writer::graph(const ir::Graph& g, ::onnx::GraphProto* p) {
+// A graph's value_info overrides by (list, index).
+class Writer::Overrides {
+ public:
+  explicit Overrides(const ir::Graph& g) {
+    for (const auto& o : g.value_info_overrides) by_slot_[key(o.list, o.index)] = &o;
+  }
+  const ir::Graph::ValueInfoOverride* find(const ir::Value* v,
+                                           ir::Graph::ValueInfoOverride::List list,
+                                           size_t index) const {
+    if (by_slot_.empty()) return nullptr;
+    auto it = by_slot_.find(key(list, index));
+    return it != by_slot_.end() && it->second->value == v ? it->second : nullptr;
+  }
+
+ private:
+  static uint64_t key(ir::Graph::ValueInfoOverride::List list, size_t index) {
+    return (static_cast<uint64_t>(list) << 63) | index;
+  }
+  std::unordered_map<uint64_t, const ir::Graph::ValueInfoOverride*> by_slot_;
+};
+
+void Writer::entry(const Overrides& overrides, const ir::Value* v,
+                   ir::Graph::ValueInfoOverride::List list, size_t index,
+                   wire::ValueInfoProto* out) {
+  if (const auto* o = overrides.find(v, list, index)) {
+    value_info(v->name(), o->type, o->doc_string, o->metadata_props, o->proto_quirks, out);
+  } else {
+    value_info(v->name(), v->type(), v->doc_string, v->metadata_props, v->proto_quirks, out);
+  }
+}
+
+void Writer::graph(const ir::Graph& g, wire::GraphProto* p) {
   p->mutable_node()->Reserve(static_cast<int>(g.num_nodes()));
   for (const ir::Node* n : g.nodes()) node(*n, p->add_node());
   if (!(g.proto_quirks & quirk::kGraphNoName)) p->set_name(g.name());
@@ -299,30 +379,18 @@ void Writer::graph(const ir::Graph& g, ::onnx::GraphProto* p) {
     p->set_doc_string(g.doc_string);
   }
   for (const ir::Value* v : g.inputs()) {
-    value_info(v->name(), v->type(), v->doc_string, v->proto_quirks, p->add_input());
+    value_info(v->name(), v->type(), v->doc_string, v->metadata_props, v->proto_quirks,
+               p->add_input());
   }
   using List = ir::Graph::ValueInfoOverride::List;
-  std::unordered_map<uint64_t, const ir::Graph::ValueInfoOverride*> overrides;
-  for (const auto& o : g.value_info_overrides) {
-    overrides[(static_cast<uint64_t>(o.list) << 63) | o.index] = &o;
-  }
-  auto entry = [&](const ir::Value* v, List list, size_t index, ::onnx::ValueInfoProto* out) {
-    if (!overrides.empty()) {
-      auto it = overrides.find((static_cast<uint64_t>(list) << 63) | index);
-      if (it != overrides.end() && it->second->value == v) {
-        const auto& o = *it->second;
-        value_info(v->name(), o.type, o.doc_string, o.proto_quirks, out);
-        return;
-      }
-    }
-    value_info(v->name(), v->type(), v->doc_string, v->proto_quirks, out);
-  };
+  const Overrides overrides(g);
   for (size_t i = 0; i < g.outputs().size(); ++i) {
-    entry(g.outputs()[i], List::Output, i, p->add_output());
+    entry(overrides, g.outputs()[i], List::Output, i, p->add_output());
   }
   for (size_t i = 0; i < g.value_info.size(); ++i) {
-    entry(g.value_info[i], List::ValueInfo, i, p->add_value_info());
+    entry(overrides, g.value_info[i], List::ValueInfo, i, p->add_value_info());
   }
+  put_pairs(g.metadata_props, p->mutable_metadata_props());
   for (const ir::TensorAnnotation& a : g.quantization_annotation) {
     auto* qa = p->add_quantization_annotation();
     // Absent and empty are the same here (an annotation names a tensor).
@@ -335,20 +403,32 @@ void Writer::graph(const ir::Graph& g, ::onnx::GraphProto* p) {
   }
 }
 
-void Writer::function(const ir::Function& f, ::onnx::FunctionProto* p) {
+void Writer::function(const ir::Function& f, wire::FunctionProto* p) {
   const uint32_t q = f.proto_quirks;
   if (!(q & quirk::kFunctionNoName)) p->set_name(f.name);
   for (const ir::Value* v : f.body->inputs()) p->add_input(v->name());
   for (const ir::Value* v : f.body->outputs()) p->add_output(v->name());
-  for (const std::string& a : f.attributes) p->add_attribute(a);
+  for (const std::string& a : f.attributes) {
+    const bool has_default = std::any_of(f.attribute_defaults.begin(), f.attribute_defaults.end(),
+                                         [&](const ir::Attr& d) { return d.name == a; });
+    if (!has_default) p->add_attribute(a);
+  }
   p->mutable_node()->Reserve(static_cast<int>(f.body->num_nodes()));
   for (const ir::Node* n : f.body->nodes()) node(*n, p->add_node());
   if (!f.doc_string.empty() || (q & quirk::kFunctionDocEmpty)) p->set_doc_string(f.doc_string);
   opsets(f.opset_imports, p->mutable_opset_import());
   if (!f.domain.empty() || (q & quirk::kFunctionDomainEmpty)) p->set_domain(f.domain);
+  for (const ir::Attr& a : f.attribute_defaults) attr(a, p->add_attribute_proto());
+  using List = ir::Graph::ValueInfoOverride::List;
+  const Overrides overrides(*f.body);
+  for (size_t i = 0; i < f.body->value_info.size(); ++i) {
+    entry(overrides, f.body->value_info[i], List::ValueInfo, i, p->add_value_info());
+  }
+  if (!f.overload.empty() || (q & quirk::kFunctionOverloadEmpty)) p->set_overload(f.overload);
+  put_pairs(f.metadata_props, p->mutable_metadata_props());
 }
 
-void Writer::model(const ir::Model& m, ::onnx::ModelProto* p) {
+void Writer::model(const ir::Model& m, wire::ModelProto* p) {
   const uint32_t q = m.proto_quirks;
   if (m.has_ir_version) p->set_ir_version(m.ir_version);
   opsets(m.opset_imports, p->mutable_opset_import());
@@ -362,11 +442,7 @@ void Writer::model(const ir::Model& m, ::onnx::ModelProto* p) {
   if (m.has_model_version || m.model_version != 0) p->set_model_version(m.model_version);
   if (!m.doc_string.empty() || (q & quirk::kModelDocEmpty)) p->set_doc_string(m.doc_string);
   if (m.graph && !(q & quirk::kModelNoGraph)) graph(*m.graph, p->mutable_graph());
-  for (const auto& [k, v] : m.metadata_props) {
-    auto* e = p->add_metadata_props();
-    e->set_key(k);
-    e->set_value(v);
-  }
+  put_pairs(m.metadata_props, p->mutable_metadata_props());
   for (const ir::TrainingInfo& t : m.training_info) {
     auto* tp = p->add_training_info();
     if (t.initialization) graph(*t.initialization, tp->mutable_initialization());
@@ -383,6 +459,12 @@ void Writer::model(const ir::Model& m, ::onnx::ModelProto* p) {
     }
   }
   for (const auto& f : m.functions) function(*f, p->add_functions());
+  for (const ir::DeviceConfiguration& c : m.configuration) {
+    auto* cp = p->add_configuration();
+    if (c.has_name || !c.name.empty()) cp->set_name(c.name);
+    if (c.has_num_devices || c.num_devices != 0) cp->set_num_devices(c.num_devices);
+    for (const std::string& d : c.devices) cp->add_device(d);
+  }
 }
 
 const ToProtoOptions& default_options() {
@@ -392,7 +474,7 @@ const ToProtoOptions& default_options() {
 
 }  // namespace
 
-void type_to_proto(const ir::Type& t, ::onnx::TypeProto* p) {
+void type_to_proto(const ir::Type& t, wire::TypeProto* p) {
   using Kind = ir::Type::Kind;
   const uint32_t q = t.proto_quirks;
   switch (t.kind()) {
@@ -447,7 +529,7 @@ void type_to_proto(const ir::Type& t, ::onnx::TypeProto* p) {
   }
 }
 
-void model_to_proto(const ir::Model& model, ::onnx::ModelProto* proto,
+void model_to_proto(const ir::Model& model, wire::ModelProto* proto,
                     const ToProtoOptions& options) {
   Writer(options).model(model, proto);
 }
@@ -487,11 +569,11 @@ void write_model(const ir::Model& model, const ToProtoOptions& options, const By
   // storage instead of being copied into the proto first.
   google::protobuf::Arena arena(
       proto_arena_options(model.graph ? model.graph->num_nodes() * 64 : 0));
-  auto& proto = *google::protobuf::Arena::CreateMessage<::onnx::ModelProto>(&arena);
+  auto& proto = *google::protobuf::Arena::CreateMessage<wire::ModelProto>(&arena);
   Writer w(options);
   w.omit_initializers_of = model.graph.get();
   w.model(model, &proto);
-  ::onnx::GraphProto* graph = proto.has_graph() ? proto.unsafe_arena_release_graph() : nullptr;
+  wire::GraphProto* graph = proto.has_graph() ? proto.unsafe_arena_release_graph() : nullptr;
 
   struct Entry {
     TensorProto* head;
@@ -551,23 +633,23 @@ void write_model(const ir::Model& model, const ToProtoOptions& options, const By
   }
 }
 
-void model_to_proto(const ir::Model& model, ::onnx::ModelProto* proto) {
+void model_to_proto(const ir::Model& model, wire::ModelProto* proto) {
   Writer(default_options()).model(model, proto);
 }
 
-void graph_to_proto(const ir::Graph& graph, ::onnx::GraphProto* proto) {
+void graph_to_proto(const ir::Graph& graph, wire::GraphProto* proto) {
   Writer(default_options()).graph(graph, proto);
 }
 
-void function_to_proto(const ir::Function& function, ::onnx::FunctionProto* proto) {
+void function_to_proto(const ir::Function& function, wire::FunctionProto* proto) {
   Writer(default_options()).function(function, proto);
 }
 
-void tensor_to_proto(const ir::Tensor& tensor, ::onnx::TensorProto* proto) {
+void tensor_to_proto(const ir::Tensor& tensor, wire::TensorProto* proto) {
   Writer(default_options()).tensor(tensor, proto, tensor.name);
 }
 
-void attr_to_proto(const ir::Attr& attr, ::onnx::AttributeProto* proto) {
+void attr_to_proto(const ir::Attr& attr, wire::AttributeProto* proto) {
   Writer(default_options()).attr(attr, proto);
 }
 

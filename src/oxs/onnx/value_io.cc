@@ -1,9 +1,5 @@
 #include "oxs/onnx/value_io.h"
 
-#include <onnx/onnx_pb.h>
-// after onnx_pb.h, which defines ONNX_API
-#include <onnx/onnx-data.pb.h>
-
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -31,22 +27,22 @@ bool parse_clean(std::string_view bytes, Msg& msg) {
 int proto_elem_kind(Kind k) {
   switch (k) {
     case Kind::Tensor:
-      return ::onnx::SequenceProto::TENSOR;
+      return wire::SequenceProto::TENSOR;
     case Kind::SparseTensor:
-      return ::onnx::SequenceProto::SPARSE_TENSOR;
+      return wire::SequenceProto::SPARSE_TENSOR;
     case Kind::Sequence:
-      return ::onnx::SequenceProto::SEQUENCE;
+      return wire::SequenceProto::SEQUENCE;
     case Kind::Map:
-      return ::onnx::SequenceProto::MAP;
+      return wire::SequenceProto::MAP;
     case Kind::Optional:
-      return ::onnx::SequenceProto::OPTIONAL;
+      return wire::SequenceProto::OPTIONAL;
     case Kind::None:
       break;
   }
-  return ::onnx::SequenceProto::UNDEFINED;
+  return wire::SequenceProto::UNDEFINED;
 }
 
-bool plausible(const ::onnx::TensorProto& t) {
+bool plausible(const wire::TensorProto& t) {
   if (t.data_type() <= 0 || !ir::is_valid_dtype(t.data_type())) return false;
   for (int64_t d : t.dims()) {
     if (d < 0) return false;
@@ -54,19 +50,19 @@ bool plausible(const ::onnx::TensorProto& t) {
   return true;
 }
 
-bool plausible(const ::onnx::SequenceProto& s) {
+bool plausible(const wire::SequenceProto& s) {
   int n = s.tensor_values_size() + s.sparse_tensor_values_size() + s.sequence_values_size() +
           s.map_values_size() + s.optional_values_size();
-  return s.elem_type() != ::onnx::SequenceProto::UNDEFINED || n == 0;
+  return s.elem_type() != wire::SequenceProto::UNDEFINED || n == 0;
 }
 
-bool plausible(const ::onnx::OptionalProto& o) {
+bool plausible(const wire::OptionalProto& o) {
   int set = int(o.has_tensor_value()) + int(o.has_sparse_tensor_value()) +
             int(o.has_sequence_value()) + int(o.has_map_value()) + int(o.has_optional_value());
-  return set <= 1 && (set == 1) == (o.elem_type() != ::onnx::OptionalProto::UNDEFINED);
+  return set <= 1 && (set == 1) == (o.elem_type() != wire::OptionalProto::UNDEFINED);
 }
 
-bool plausible(const ::onnx::MapProto& m) {
+bool plausible(const wire::MapProto& m) {
   return m.key_type() > 0 && ir::is_valid_dtype(m.key_type()) && m.has_values();
 }
 
@@ -78,7 +74,7 @@ class Reader {
     throw Error(ErrorKind::Input, msg, {.file = name_});
   }
 
-  ValueData tensor(::onnx::TensorProto& tp) const {
+  ValueData tensor(wire::TensorProto& tp) const {
     FromProtoContext ctx;
     ctx.file = name_;
     ValueData v;
@@ -87,8 +83,8 @@ class Reader {
   }
 
   // `elem`: the declared element type, checked where it is known.
-  ValueData sequence(::onnx::SequenceProto& sp, const ir::Type* elem) const {
-    if (elem && !elem->is_none() && sp.elem_type() != ::onnx::SequenceProto::UNDEFINED &&
+  ValueData sequence(wire::SequenceProto& sp, const ir::Type* elem) const {
+    if (elem && !elem->is_none() && sp.elem_type() != wire::SequenceProto::UNDEFINED &&
         sp.elem_type() != proto_elem_kind(elem->kind())) {
       fail("the sequence holds " + elem_kind_name(sp.elem_type()) + " elements but " +
            elem->to_string() + " elements are expected");
@@ -107,8 +103,8 @@ class Reader {
     return v;
   }
 
-  ValueData optional(::onnx::OptionalProto& op, const ir::Type* elem) const {
-    if (elem && !elem->is_none() && op.elem_type() != ::onnx::OptionalProto::UNDEFINED &&
+  ValueData optional(wire::OptionalProto& op, const ir::Type* elem) const {
+    if (elem && !elem->is_none() && op.elem_type() != wire::OptionalProto::UNDEFINED &&
         op.elem_type() != proto_elem_kind(elem->kind())) {
       fail("the optional holds " + elem_kind_name(op.elem_type()) + " but " + elem->to_string() +
            " is expected");
@@ -124,7 +120,7 @@ class Reader {
     return v;
   }
 
-  ValueData map(::onnx::MapProto& mp) const {
+  ValueData map(wire::MapProto& mp) const {
     auto key_type = static_cast<ir::DataType>(mp.key_type());
     ValueData v;
     v.kind = ValueData::Kind::Map;
@@ -141,7 +137,7 @@ class Reader {
     } else {
       fail("map keys must be integers or strings (key_type " + std::to_string(mp.key_type()) + ")");
     }
-    ::onnx::SequenceProto& vals = *mp.mutable_values();
+    wire::SequenceProto& vals = *mp.mutable_values();
     if (vals.tensor_values_size() != n) {
       fail("the map has " + std::to_string(n) + " keys but " +
            std::to_string(vals.tensor_values_size()) + " tensor values");
@@ -173,15 +169,15 @@ class Reader {
 
   static std::string elem_kind_name(int k) {
     switch (k) {
-      case ::onnx::SequenceProto::TENSOR:
+      case wire::SequenceProto::TENSOR:
         return "tensor";
-      case ::onnx::SequenceProto::SPARSE_TENSOR:
+      case wire::SequenceProto::SPARSE_TENSOR:
         return "sparse tensor";
-      case ::onnx::SequenceProto::SEQUENCE:
+      case wire::SequenceProto::SEQUENCE:
         return "sequence";
-      case ::onnx::SequenceProto::MAP:
+      case wire::SequenceProto::MAP:
         return "map";
-      case ::onnx::SequenceProto::OPTIONAL:
+      case wire::SequenceProto::OPTIONAL:
         return "optional";
       default:
         return "unknown (" + std::to_string(k) + ")";
@@ -204,10 +200,10 @@ class Reader {
 }  // namespace
 
 std::string guess_value_message(std::string_view bytes) {
-  if (::onnx::TensorProto t; parse_clean(bytes, t) && plausible(t)) return "TensorProto";
-  if (::onnx::SequenceProto s; parse_clean(bytes, s) && plausible(s)) return "SequenceProto";
-  if (::onnx::OptionalProto o; parse_clean(bytes, o) && plausible(o)) return "OptionalProto";
-  if (::onnx::MapProto m; parse_clean(bytes, m) && plausible(m)) return "MapProto";
+  if (wire::TensorProto t; parse_clean(bytes, t) && plausible(t)) return "TensorProto";
+  if (wire::SequenceProto s; parse_clean(bytes, s) && plausible(s)) return "SequenceProto";
+  if (wire::OptionalProto o; parse_clean(bytes, o) && plausible(o)) return "OptionalProto";
+  if (wire::MapProto m; parse_clean(bytes, m) && plausible(m)) return "MapProto";
   return {};
 }
 
@@ -215,15 +211,15 @@ ValueData parse_value(std::string_view bytes, const ir::Type& type, const std::s
   Reader r(name);
   switch (type.kind()) {
     case Kind::Sequence: {
-      ::onnx::SequenceProto sp;
+      wire::SequenceProto sp;
       if (!parse_clean(bytes, sp) || !plausible(sp)) r.wrong_message(bytes, "SequenceProto", type);
       return r.sequence(sp, type.element());
     }
     case Kind::Optional: {
-      ::onnx::OptionalProto op;
+      wire::OptionalProto op;
       const ir::Type* elem = type.element();
       if (parse_clean(bytes, op) && plausible(op)) {
-        bool kind_ok = op.elem_type() == ::onnx::OptionalProto::UNDEFINED || !elem ||
+        bool kind_ok = op.elem_type() == wire::OptionalProto::UNDEFINED || !elem ||
                        elem->is_none() || op.elem_type() == proto_elem_kind(elem->kind());
         if (kind_ok) return r.optional(op, elem);
       }
@@ -242,7 +238,7 @@ ValueData parse_value(std::string_view bytes, const ir::Type& type, const std::s
       r.wrong_message(bytes, "OptionalProto", type);
     }
     case Kind::Map: {
-      ::onnx::MapProto mp;
+      wire::MapProto mp;
       if (!parse_clean(bytes, mp) || !plausible(mp)) r.wrong_message(bytes, "MapProto", type);
       return r.map(mp);
     }
@@ -252,7 +248,7 @@ ValueData parse_value(std::string_view bytes, const ir::Type& type, const std::s
     case Kind::None:
       break;
   }
-  ::onnx::TensorProto tp;
+  wire::TensorProto tp;
   if (!parse_clean(bytes, tp) || !plausible(tp)) r.wrong_message(bytes, "TensorProto", type);
   return r.tensor(tp);
 }

@@ -4,7 +4,7 @@
 #include <unordered_map>
 
 #include "oxs/ir/error.h"
-#include "oxs/onnx/proto_convert.h"
+#include "oxs/onnx/libonnx_bridge.h"
 #include "oxs/schema/onnx_schema.h"
 
 namespace oxs::schema {
@@ -83,6 +83,8 @@ const ::onnx::OpSchema& schema_for(const OpSignature& sig) {
 std::unique_ptr<ir::Function> function_body(const OpSignature& sig, int64_t opset) {
   check_opset(sig, opset);
   if (!sig.has_function_body) return nullptr;
+  // Versions from oxs's table (opset 18+) carry signatures only: no body.
+  if (!onnx_schema_of(sig)) return nullptr;
   const ::onnx::FunctionProto* fn = schema_for(sig).GetFunction();
   if (!fn || fn->node_size() == 0) return nullptr;
   return to_ir(sig, opset, *fn);
@@ -111,6 +113,7 @@ std::unique_ptr<ir::Function> context_dependent_body(const OpSignature& sig, int
                                                      const CallSite& call) {
   check_opset(sig, opset);
   if (!sig.has_context_dependent_function) return nullptr;
+  if (!onnx_schema_of(sig)) return nullptr;  // a table version: no body (see above)
   const ::onnx::OpSchema& schema = schema_for(sig);
   BuildContext ctx(call);
   ::onnx::FunctionProto proto;

@@ -23,7 +23,8 @@ namespace oxs::schema {
 // OpSignature::has_function_body). `opset` is the caller's opset of the op's
 // domain; it must be >= sig.since_version (throws oxs::Error Usage otherwise).
 // libonnx 1.12 keeps one body per schema version, so the body does not vary
-// further with `opset`.
+// further with `opset`. Op versions from oxs's own table (ai.onnx 18+) have
+// signatures only: their bodies are null even where the spec defines one.
 std::unique_ptr<ir::Function> function_body(const OpSignature& sig, int64_t opset);
 
 // What a context-dependent body is built from: the call site.

@@ -12,11 +12,12 @@
 
 namespace oxs::schema {
 
-// Same rules as lookup(): null when there is no schema for the op at opset.
+// Same rules as lookup(): null when there is no schema for the op at opset,
+// and null when the version in force comes from oxs's own table (opset 18+).
 const ::onnx::OpSchema* find_onnx_schema(std::string_view domain, std::string_view op,
                                          int64_t opset);
-// The libonnx schema a signature was made from (never null for a signature
-// returned by lookup/require).
+// The libonnx schema a signature was made from; null for a signature from
+// oxs's table.
 const ::onnx::OpSchema* onnx_schema_of(const OpSignature& sig);
 
 // Builds our signature from a libonnx schema (no caching; lookup() caches).

@@ -8,18 +8,24 @@
 #include "oxs/ir/error.h"
 #include "oxs/schema/onnx_schema.h"
 #include "oxs/schema/suggest.h"
+#include "oxs/schema/table/op_table.h"
 
 namespace oxs::schema {
 namespace {
 
-// What libonnx registered, indexed once: per domain, each op's versions.
+// Both sources indexed once: per domain, each op's versions.
 struct DomainIndex {
   int64_t min_opset = 0;
   int64_t max_opset = 0;
+  int64_t libonnx_max_opset = 0;  // 0: a domain libonnx does not know
   std::unordered_map<std::string, std::vector<int64_t>> versions;  // ascending
 };
 
-// One process-wide cache. libonnx's registry is built on first use and only
+// One process-wide cache over two sources: libonnx 1.12's registry (op
+// versions up to ai.onnx 17, ai.onnx.ml 3) and oxs's own table (the versions
+// after those, data/onnx_ops.txt). An op version is answered by the source
+// that defines it: Relu at opset 23 is libonnx's Relu-14, Split at opset 23
+// is the table's Split-18. libonnx's registry is built on first use and only
 // read afterwards; our own maps are guarded by `mu`.
 class Registry {
  public:
@@ -29,15 +35,61 @@ class Registry {
       DomainIndex& d = domains_[domain];
       d.min_opset = range.first;
       d.max_opset = range.second;
+      d.libonnx_max_opset = range.second;
     }
     for (const ::onnx::OpSchema& s : ::onnx::OpSchemaRegistry::get_all_schemas_with_history()) {
       auto it = domains_.find(s.domain());
       if (it == domains_.end()) continue;  // libonnx rejects these at registration anyway
       it->second.versions[s.Name()].push_back(s.since_version());
     }
-    for (auto& [domain, index] : domains_) {
-      for (auto& [name, versions] : index.versions) std::sort(versions.begin(), versions.end());
+    for (OpSignature& s : table::parse_op_table(table::embedded_op_table(), "onnx_ops.txt")) {
+      DomainIndex& d = domains_[s.domain];
+      if (d.min_opset == 0) d.min_opset = 1;
+      d.max_opset = std::max(d.max_opset, s.since_version);
+      d.versions[s.name].push_back(s.since_version);
+      auto sig = std::make_unique<OpSignature>(std::move(s));
+      table_.emplace(key(sig->domain, sig->name, sig->since_version), sig.get());
+      table_sigs_.push_back(std::move(sig));
     }
+    // The table lists only changed ops; the domains' ranges are ONNX 1.23's.
+    domains_[""].max_opset = std::max<int64_t>(domains_[""].max_opset, table::kLatestOnnxOpset);
+    domains_["ai.onnx.ml"].max_opset =
+        std::max<int64_t>(domains_["ai.onnx.ml"].max_opset, table::kLatestMlOpset);
+    for (auto& [domain, index] : domains_) {
+      for (auto& [name, versions] : index.versions) {
+        std::sort(versions.begin(), versions.end());
+        versions.erase(std::unique(versions.begin(), versions.end()), versions.end());
+      }
+    }
+  }
+
+  static std::string key(std::string_view domain, std::string_view op, int64_t version) {
+    std::string k;
+    k.reserve(domain.size() + op.size() + 24);
+    k.append(canonical_domain(domain)).push_back('\0');
+    k.append(op).push_back('\0');
+    k.append(std::to_string(version));
+    return k;
+  }
+
+  // The since_version in force for `op` at `opset`, or 0.
+  int64_t version_at(const DomainIndex& d, std::string_view op, int64_t opset) const {
+    auto it = d.versions.find(std::string(op));
+    if (it == d.versions.end()) return 0;
+    auto v = std::upper_bound(it->second.begin(), it->second.end(), opset);
+    return v == it->second.begin() ? 0 : *(v - 1);
+  }
+
+  // The table's signature of the version in force, or null when that
+  // version is libonnx's (or there is none).
+  const OpSignature* table_signature(std::string_view domain_name, std::string_view op,
+                                     int64_t opset) const {
+    const DomainIndex* d = domain(domain_name);
+    if (!d || opset < d->min_opset || opset > d->max_opset) return nullptr;
+    const int64_t v = version_at(*d, op, opset);
+    if (v == 0) return nullptr;
+    auto it = table_.find(key(domain_name, op, v));
+    return it == table_.end() ? nullptr : it->second;
   }
 
   const DomainIndex* domain(std::string_view name) const {
@@ -46,25 +98,29 @@ class Registry {
   }
   const std::unordered_map<std::string, DomainIndex>& domains() const { return domains_; }
 
+  // libonnx's schema of the version in force, or null when the table
+  // defines that version (or there is none).
   const ::onnx::OpSchema* find(std::string_view domain_name, std::string_view op,
                                int64_t opset) const {
     const DomainIndex* d = domain(domain_name);
-    if (!d || opset < d->min_opset || opset > d->max_opset) return nullptr;
-    return ::onnx::OpSchemaRegistry::Schema(std::string(op), static_cast<int>(opset),
+    if (!d || d->libonnx_max_opset == 0 || opset < d->min_opset || opset > d->max_opset) {
+      return nullptr;
+    }
+    if (opset > d->libonnx_max_opset && table_signature(domain_name, op, opset)) return nullptr;
+    return ::onnx::OpSchemaRegistry::Schema(std::string(op),
+                                            static_cast<int>(std::min(opset, d->libonnx_max_opset)),
                                             std::string(canonical_domain(domain_name)));
   }
 
   const OpSignature* lookup(std::string_view domain_name, std::string_view op, int64_t opset) {
-    std::string key;
-    key.reserve(domain_name.size() + op.size() + 24);
-    key.append(canonical_domain(domain_name)).push_back('\0');
-    key.append(op).push_back('\0');
-    key.append(std::to_string(opset));
+    std::string key = Registry::key(domain_name, op, opset);
     std::lock_guard<std::mutex> lock(mu_);
     auto hit = by_query_.find(key);
     if (hit != by_query_.end()) return hit->second;
-    const OpSignature* sig = nullptr;
-    if (const ::onnx::OpSchema* schema = find(domain_name, op, opset)) {
+    const OpSignature* sig = table_signature(domain_name, op, opset);
+    if (sig) {
+      // from oxs's table
+    } else if (const ::onnx::OpSchema* schema = find(domain_name, op, opset)) {
       auto& slot = by_schema_[schema];
       if (!slot) {
         slot = std::make_unique<OpSignature>(signature_from_onnx(*schema));
@@ -83,7 +139,9 @@ class Registry {
   }
 
  private:
-  std::unordered_map<std::string, DomainIndex> domains_;  // immutable after construction
+  std::unordered_map<std::string, DomainIndex> domains_;       // immutable after construction
+  std::vector<std::unique_ptr<OpSignature>> table_sigs_;       // immutable after construction
+  std::unordered_map<std::string, const OpSignature*> table_;  // key(domain, op, since)
   std::mutex mu_;
   std::unordered_map<std::string, const OpSignature*> by_query_;
   std::unordered_map<const ::onnx::OpSchema*, std::unique_ptr<OpSignature>> by_schema_;
@@ -141,9 +199,9 @@ const OpSignature& require(std::string_view domain, std::string_view op, int64_t
   }
   if (opset < d->min_opset || opset > d->max_opset) {
     throw Error(ErrorKind::Invalid, "opset " + std::to_string(opset) + " of " + where +
-                                        " is not supported; the linked libonnx knows opsets " +
+                                        " is not supported; oxs knows opsets " +
                                         std::to_string(d->min_opset) + " to " +
-                                        std::to_string(d->max_opset));
+                                        std::to_string(d->max_opset) + " (ONNX 1.23)");
   }
   auto it = d->versions.find(std::string(op));
   if (it == d->versions.end()) {
@@ -167,6 +225,19 @@ const OpSignature& require(std::string_view domain, std::string_view op, int64_t
   }
   throw Error(ErrorKind::Internal, "no schema for '" + std::string(op) + "' at opset " +
                                        std::to_string(opset) + " of " + where);
+}
+
+void require_known_opsets(const std::vector<ir::OpsetImport>& imports, std::string_view what) {
+  for (const ir::OpsetImport& imp : imports) {
+    auto latest = latest_opset(imp.domain);
+    if (latest && imp.version > *latest) {
+      throw Error(ErrorKind::Unsupported,
+                  std::string(what) + " imports " + domain_label(canonical_domain(imp.domain)) +
+                      " opset " + std::to_string(imp.version) + "; oxs knows opsets up to " +
+                      std::to_string(*latest) +
+                      " (ONNX 1.23), so it cannot run or check it with the right op semantics");
+    }
+  }
 }
 
 std::optional<int64_t> latest_opset(std::string_view domain) {
@@ -198,10 +269,25 @@ std::vector<std::string> op_names(std::string_view domain, int64_t opset) {
   if (!d || opset < d->min_opset || opset > d->max_opset) return out;
   for (const auto& [name, versions] : d->versions) {
     if (versions.front() > opset) continue;
-    const ::onnx::OpSchema* s = registry().find(domain, name, opset);
-    if (s && !s->deprecated()) out.push_back(name);
+    const OpSignature* s = registry().lookup(domain, name, opset);
+    if (s && !s->deprecated) out.push_back(name);
   }
   std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::vector<const OpSignature*> all_signatures(std::string_view domain) {
+  std::vector<const OpSignature*> out;
+  const DomainIndex* d = registry().domain(domain);
+  if (!d) return out;
+  std::vector<std::string> names;
+  for (const auto& [name, versions] : d->versions) names.push_back(name);
+  std::sort(names.begin(), names.end());
+  for (const std::string& name : names) {
+    for (int64_t v : d->versions.at(name)) {
+      if (const OpSignature* s = registry().lookup(domain, name, v)) out.push_back(s);
+    }
+  }
   return out;
 }
 

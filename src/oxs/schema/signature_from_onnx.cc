@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "oxs/onnx/proto_convert.h"
+#include "oxs/onnx/libonnx_bridge.h"
 #include "oxs/schema/onnx_schema.h"
 
 namespace oxs::schema {

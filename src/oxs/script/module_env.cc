@@ -16,12 +16,14 @@ namespace oxs::script {
 namespace {
 
 constexpr ir::DataType kTensorTypes[] = {
-    ir::DataType::Float,   ir::DataType::Uint8,     ir::DataType::Int8,
-    ir::DataType::Uint16,  ir::DataType::Int16,     ir::DataType::Int32,
-    ir::DataType::Int64,   ir::DataType::String,    ir::DataType::Bool,
-    ir::DataType::Float16, ir::DataType::Double,    ir::DataType::Uint32,
-    ir::DataType::Uint64,  ir::DataType::Complex64, ir::DataType::Complex128,
-    ir::DataType::BFloat16};
+    ir::DataType::Float, ir::DataType::Uint8, ir::DataType::Int8, ir::DataType::Uint16,
+    ir::DataType::Int16, ir::DataType::Int32, ir::DataType::Int64, ir::DataType::String,
+    ir::DataType::Bool, ir::DataType::Float16, ir::DataType::Double, ir::DataType::Uint32,
+    ir::DataType::Uint64, ir::DataType::Complex64, ir::DataType::Complex128, ir::DataType::BFloat16,
+    // onnxscript's names for the IR 9+ element types.
+    ir::DataType::Float8E4M3FN, ir::DataType::Float8E4M3FNUZ, ir::DataType::Float8E5M2,
+    ir::DataType::Float8E5M2FNUZ, ir::DataType::Uint4, ir::DataType::Int4, ir::DataType::Float4E2M1,
+    ir::DataType::Float8E8M0, ir::DataType::Uint2, ir::DataType::Int2};
 
 SVal tensor_type(ir::DataType dt, std::string name) {
   auto t = std::make_shared<TypeInfo>();
