@@ -217,8 +217,10 @@ void variadic_kernel(KernelContext& ctx) {
     Tensor acc_t(dtype_of<C>(), out_dims);
     C* acc = acc_t.mutable_data<C>();
     {
+      // The first input broadcast to the output's shape (a smaller first
+      // input, Sum(scalar, [3]), filled only its own elements before).
       const Tensor& x = ctx.tensor(0);
-      Tensor tmp(dtype_of<C>(), {});
+      Tensor tmp(dtype_of<C>(), out_dims);
       binary_broadcast<T, C, C>(x, tmp, acc_t, [](T v, C) { return C(v); });
     }
     for (size_t i = 1; i < n; ++i) {

@@ -8,13 +8,20 @@
 
 namespace oxs::eval {
 
-void register_attention_kernels(KernelRegistry& r);      // attention/
-void register_activation_kernels(KernelRegistry& r);     // activation/
-void register_norm_function_kernels(KernelRegistry& r);  // norm/
-void register_loss_kernels(KernelRegistry& r);           // loss/
-void register_range_kernels(KernelRegistry& r);          // generate/
-void register_window_kernels(KernelRegistry& r);         // generate/
-void register_bernoulli_kernels(KernelRegistry& r);      // generate/
-void register_cast19_kernels(KernelRegistry& r);         // convert/
+void register_attention_kernels(KernelRegistry& r);         // attention/
+void register_activation_kernels(KernelRegistry& r);        // activation/
+void register_norm_function_kernels(KernelRegistry& r);     // norm/
+void register_loss_kernels(KernelRegistry& r);              // loss/
+void register_range_kernels(KernelRegistry& r);             // generate/
+void register_window_kernels(KernelRegistry& r);            // generate/
+void register_bernoulli_kernels(KernelRegistry& r);         // generate/
+void register_cast19_kernels(KernelRegistry& r);            // convert/
+void register_bitwise_kernels(KernelRegistry& r);           // bits/
+void register_rotary_kernels(KernelRegistry& r);            // attention/
+void register_tensor_scatter_kernels(KernelRegistry& r);    // attention/
+void register_linear_attention_kernels(KernelRegistry& r);  // attention/
+void register_causal_conv_kernels(KernelRegistry& r);       // attention/
+void register_cumprod_kernels(KernelRegistry& r);           // scan/
+void register_string_kernels(KernelRegistry& r);            // text/
 
 }  // namespace oxs::eval
