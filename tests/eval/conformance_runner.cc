@@ -124,7 +124,7 @@ std::string compare(const Value& got, const Value& want, const std::string& wher
     }
     return {};
   }
-  bool fp = ir::is_floating(a.dtype());
+  bool fp = ir::is_floating(a.dtype()) || ir::is_low_precision_float(a.dtype());
   for (int64_t i = 0; i < a.numel(); ++i) {
     double x = a.get_as_double(i), y = b.get_as_double(i);
     bool ok;

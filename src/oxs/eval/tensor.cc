@@ -1,5 +1,7 @@
 #include "oxs/eval/tensor.h"
 
+#include "oxs/eval/convert/float8.h"
+
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
@@ -170,6 +172,7 @@ Tensor Tensor::clone() const {
 }
 
 double Tensor::get_as_double(int64_t i) const {
+  if (is_float8(dtype_)) return float8_decode(float8_format(dtype_), data<uint8_t>()[i]);
   double out = 0;
   dispatch_numeric(dtype_, [&](auto tag) {
     using T = decltype(tag);

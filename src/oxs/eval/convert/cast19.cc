@@ -4,11 +4,36 @@
 // cast_tensor keeps for the older versions).
 #include "oxs/eval/convert/cast19.h"
 
+#include "oxs/eval/convert/float8.h"
 #include "oxs/eval/kernel_util.h"
 
 namespace oxs::eval {
 
-Tensor cast_rounding(const Tensor& t, DataType to) {
+namespace {
+
+// Casts to and from the float8 formats go through float.
+Tensor cast_float8(const Tensor& t, DataType to, bool saturate) {
+  if (is_float8(t.dtype())) {
+    const Float8Format f = float8_format(t.dtype());
+    Tensor fl(DataType::Float, t.dims());
+    const uint8_t* p = t.data<uint8_t>();
+    for (int64_t i = 0; i < t.numel(); ++i) fl.mutable_data<float>()[i] = float8_decode(f, p[i]);
+    return is_float8(to) ? cast_float8(fl, to, saturate) : cast_rounding(fl, to);
+  }
+  const Tensor fl = cast_tensor(t, DataType::Float);
+  const Float8Format f = float8_format(to);
+  Tensor out(to, t.dims());
+  uint8_t* po = out.mutable_data<uint8_t>();
+  for (int64_t i = 0; i < t.numel(); ++i) po[i] = float8_encode(f, fl.data<float>()[i], saturate);
+  return out;
+}
+
+}  // namespace
+
+Tensor cast_rounding(const Tensor& t, DataType to, bool saturate) {
+  if ((is_float8(to) || is_float8(t.dtype())) && t.dtype() != to) {
+    return cast_float8(t, to, saturate);
+  }
   if (to != DataType::BFloat16 || t.dtype() == to || t.dtype() == DataType::String) {
     return cast_tensor(t, to);
   }
@@ -31,13 +56,15 @@ DataType target_type(const KernelContext& ctx) {
 }
 
 void cast_k(KernelContext& ctx) {
-  ctx.set_output(0, cast_rounding(ctx.tensor(0), target_type(ctx)));
+  const bool saturate = ctx.attr_int("saturate", 1) != 0;
+  ctx.set_output(0, cast_rounding(ctx.tensor(0), target_type(ctx), saturate));
 }
 
 void cast_like_k(KernelContext& ctx) {
   const Tensor& x = ctx.tensor(0);
   const DataType to = ctx.tensor(1).dtype();
-  ctx.set_output(0, ctx.opset() >= 19 ? cast_rounding(x, to) : cast_tensor(x, to));
+  const bool saturate = ctx.attr_int("saturate", 1) != 0;
+  ctx.set_output(0, ctx.opset() >= 19 ? cast_rounding(x, to, saturate) : cast_tensor(x, to));
 }
 
 }  // namespace

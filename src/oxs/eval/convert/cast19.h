@@ -7,7 +7,9 @@
 namespace oxs::eval {
 
 // `t` converted to `to` as Cast-19 and later do: like cast_tensor, but float
-// to bfloat16 rounds to nearest even.
-Tensor cast_rounding(const Tensor& t, DataType to);
+// to bfloat16 rounds to nearest even, and the float8 formats are converted
+// (rounding to nearest even; out-of-range values saturate to the largest
+// finite value when `saturate`, else become infinity or NaN).
+Tensor cast_rounding(const Tensor& t, DataType to, bool saturate = true);
 
 }  // namespace oxs::eval
