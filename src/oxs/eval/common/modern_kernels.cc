@@ -15,6 +15,7 @@ void register_modern_kernels(KernelRegistry& r) {
   register_rotary_kernels(r);
   register_tensor_scatter_kernels(r);
   register_string_kernels(r);
+  register_col2im_kernels(r);
   register_crop_grid_kernels(r);
   register_cumprod_kernels(r);
   register_causal_conv_kernels(r);

@@ -23,6 +23,7 @@ void register_linear_attention_kernels(KernelRegistry& r);  // attention/
 void register_causal_conv_kernels(KernelRegistry& r);       // attention/
 void register_cumprod_kernels(KernelRegistry& r);           // scan/
 void register_crop_grid_kernels(KernelRegistry& r);         // image/
+void register_col2im_kernels(KernelRegistry& r);            // image/
 void register_string_kernels(KernelRegistry& r);            // text/
 
 }  // namespace oxs::eval
