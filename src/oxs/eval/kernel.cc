@@ -169,6 +169,7 @@ const KernelRegistry& KernelRegistry::builtin() {
     register_ml_svm_kernels(k);
     register_gradient_kernels(k);
     register_range_kernels(k);
+    register_modern_kernels(k);
     return k;
   }();
   return r;

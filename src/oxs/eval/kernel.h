@@ -177,5 +177,9 @@ void register_ml_tree_kernels(KernelRegistry& r);
 void register_ml_svm_kernels(KernelRegistry& r);
 void register_gradient_kernels(KernelRegistry& r);
 void register_range_kernels(KernelRegistry& r);
+// Kernels of the ops and versions of ai.onnx opsets 18 and later (and of the
+// function-ops whose libonnx bodies stop at 17), kept in sub-folders of eval/
+// (see common/modern_kernels.h).
+void register_modern_kernels(KernelRegistry& r);
 
 }  // namespace oxs::eval

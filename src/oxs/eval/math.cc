@@ -206,7 +206,9 @@ void clip_k(KernelContext& ctx) {
           continue;
         }
       }
-      po[i] = T(v < lo ? lo : (v > hi ? hi : v));
+      // min(max(v, lo), hi): with lo > hi every element becomes hi (spec).
+      C c = v < lo ? lo : v;
+      po[i] = T(c > hi ? hi : c);
     }
   });
 }

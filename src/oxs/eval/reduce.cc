@@ -263,11 +263,11 @@ void register_reduce_kernels(KernelRegistry& r) {
   r.add("", "ArgMax", 1, arg_k<true>);
   r.add("", "ArgMin", 1, arg_k<false>);
   r.add("", "CumSum", 11, cumsum_k);
-  // Softmax-13 and LogSoftmax-13 are function-ops: their schema bodies run.
+  // Softmax-13 and LogSoftmax-13 are function-ops in libonnx, but their
+  // bodies exist only up to opset 17: the kernel (single-axis from 13 on)
+  // serves every version.
   r.add("", "Softmax", 1, softmax_k<Soft::Softmax>);
-  r.add("", "Softmax", 13, nullptr);
   r.add("", "LogSoftmax", 1, softmax_k<Soft::LogSoftmax>);
-  r.add("", "LogSoftmax", 13, nullptr);
   r.add("", "Hardmax", 1, softmax_k<Soft::Hardmax>);
 }
 

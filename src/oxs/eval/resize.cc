@@ -35,6 +35,11 @@ double source_coord(const ResizeParams& p, int64_t o, double scale, int64_t in, 
   if (c == "pytorch_half_pixel") return out > 1 ? (x + 0.5) / scale - 0.5 : 0.0;
   if (c == "align_corners") return out == 1 ? 0.0 : x * double(in - 1) / double(out - 1);
   if (c == "asymmetric") return x / scale;
+  if (c == "half_pixel_symmetric") {  // Resize-19: centred when out is rounded
+    double adjustment = double(int64_t(out)) / out;
+    double offset = double(in) / 2 * (1 - adjustment);
+    return offset + (x + 0.5) / scale - 0.5;
+  }
   if (c == "tf_half_pixel_for_nn") return (x + 0.5) / scale;
   if (c == "tf_crop_and_resize") {
     return out > 1 ? roi_start * double(in - 1) +
@@ -210,18 +215,60 @@ void resize_k(KernelContext& ctx) {
     }
     if (const Tensor* t = ctx.optional_tensor(3); t && t->numel() > 0) sizes = t;
   }
+  // Resize-18: `axes` says which dims scales/sizes/roi cover (the others
+  // keep their size); keep_aspect_ratio_policy scales sized axes alike.
+  std::vector<int64_t> axes;
+  for (int64_t a : ctx.attr_ints("axes")) axes.push_back(normalize_axis(ctx, a, int64_t(r)));
+  if (axes.empty()) {
+    for (size_t d = 0; d < r; ++d) axes.push_back(int64_t(d));
+  }
+  const size_t na = axes.size();
+  if (!roi.empty() && roi.size() != 2 * na) ctx.fail("roi must have two entries per axis");
+  if (!roi.empty() && na != r) {
+    std::vector<double> full(2 * r);
+    for (size_t d = 0; d < r; ++d) full[d + r] = 1;
+    for (size_t k = 0; k < na; ++k) {
+      full[size_t(axes[k])] = roi[k];
+      full[size_t(axes[k]) + r] = roi[k + na];
+    }
+    roi = std::move(full);
+  }
+  std::vector<double> full_scales(r, 1.0);
+  for (size_t d = 0; d < r; ++d) od[d] = x.dim(d);
   if (sizes) {
     std::vector<int64_t> s = sizes->to_int_vector();
-    if (s.size() != r) ctx.fail("sizes must have one entry per dimension");
-    scales.resize(r);
-    for (size_t d = 0; d < r; ++d) {
-      od[d] = s[d];
-      scales[d] = x.dim(d) ? double(s[d]) / double(x.dim(d)) : 1.0;
+    if (s.size() != na) ctx.fail("sizes must have one entry per dimension (or per axis in 'axes')");
+    const std::string policy = ctx.attr_string("keep_aspect_ratio_policy", "stretch");
+    if (policy != "stretch" && policy != "not_larger" && policy != "not_smaller") {
+      ctx.fail("keep_aspect_ratio_policy must be stretch, not_larger or not_smaller");
+    }
+    double common = policy == "not_larger" ? INFINITY : 0;
+    for (size_t k = 0; k < na; ++k) {
+      int64_t in = x.dim(size_t(axes[k]));
+      double sc = in ? double(s[k]) / double(in) : 1.0;
+      common = policy == "not_larger" ? std::min(common, sc) : std::max(common, sc);
+    }
+    for (size_t k = 0; k < na; ++k) {
+      size_t d = size_t(axes[k]);
+      if (policy == "stretch") {
+        od[d] = s[k];
+        full_scales[d] = x.dim(d) ? double(s[k]) / double(x.dim(d)) : 1.0;
+      } else {
+        od[d] = int64_t(std::round(common * double(x.dim(d))));
+        full_scales[d] = common;
+      }
     }
   } else {
-    if (scales.size() != r) ctx.fail("scales must have one entry per dimension");
-    for (size_t d = 0; d < r; ++d) od[d] = scaled_dim(ctx, x.dim(d), scales[d]);
+    if (scales.size() != na) {
+      ctx.fail("scales must have one entry per dimension (or per axis in 'axes')");
+    }
+    for (size_t k = 0; k < na; ++k) {
+      size_t d = size_t(axes[k]);
+      full_scales[d] = scales[k];
+      od[d] = scaled_dim(ctx, x.dim(d), scales[k]);
+    }
   }
+  scales = std::move(full_scales);
   ctx.set_output(0, resize(ctx, x, od, scales, roi, p));
 }
 

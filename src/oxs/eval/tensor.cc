@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "oxs/eval/buffer_pool.h"
+#include "oxs/eval/convert/float8.h"
 #include "oxs/eval/dispatch.h"
 #include "oxs/eval/validate/run_limits.h"
 #include "oxs/ir/error.h"
@@ -234,6 +235,7 @@ Tensor Tensor::clone() const {
 }
 
 double Tensor::get_as_double(int64_t i) const {
+  if (is_float8(dtype_)) return float8_decode(float8_format(dtype_), data<uint8_t>()[i]);
   double out = 0;
   dispatch_numeric(dtype_, [&](auto tag) {
     using T = decltype(tag);
