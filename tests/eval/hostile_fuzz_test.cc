@@ -50,8 +50,9 @@ int64_t pick_int(Rng& rng, int64_t old) {
                                     std::numeric_limits<int64_t>::max(),
                                     std::numeric_limits<int64_t>::min()};
   size_t k = rng() % (std::size(kValues) + 2);
-  if (k == std::size(kValues)) return old + 1;
-  if (k == std::size(kValues) + 1) return old - 1;
+  // old +/- 1, wrapping (INT64_MAX + 1 is INT64_MIN, as a hostile file may hold).
+  if (k == std::size(kValues)) return int64_t(uint64_t(old) + 1);
+  if (k == std::size(kValues) + 1) return int64_t(uint64_t(old) - 1);
   return kValues[k];
 }
 

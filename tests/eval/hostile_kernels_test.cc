@@ -206,6 +206,14 @@ TEST(HostileKernels, PoolWithHugeKernelIsRefusedUpFront) {
   expect_error(one_op_model(std::move(c)), {"hostile", "pooling needs", "limit"});
 }
 
+TEST(HostileKernels, ConvTransposeOutputShapeShorterThanTheSpatialRank) {
+  // Found by the fuzzer under ASan: output_shape[1] was read past its end.
+  OpCase c{"ConvTranspose",
+           {ones({1, 1, 2, 2}), ones({1, 1, 2, 2})},
+           attrs(a_ints("output_shape", {4}))};
+  expect_error(one_op_model(std::move(c)), {"hostile", "output_shape has 1 values"});
+}
+
 TEST(HostileKernels, ConvWithNegativeKernelSize) {
   OpCase c{"AveragePool", {ones({1, 1, 4})}, attrs(a_ints("kernel_shape", {-3}))};
   c.opset = 11;
