@@ -224,6 +224,15 @@ TEST(HostileKernels, RoiAlignWithANaNRoi) {
   expect_error(one_op_model(std::move(c)), {"hostile", "roi 0", "not finite"});
 }
 
+TEST(HostileKernels, EyeLikeWithAnExtremeDiagonal) {
+  // Found by the fuzzer under UBSan (OXS_FUZZ_SEED=7): i + k overflowed.
+  OpCase c{"EyeLike", {ones({2, 2})}, attrs(a_int("k", INT64_MAX))};
+  ir::Model m = one_op_model(std::move(c));
+  Session s(m);
+  auto out = s.run({});
+  EXPECT_EQ(out[0].tensor().data<float>()[1], 0.0f);  // no element on that diagonal
+}
+
 TEST(HostileKernels, ConvWithNegativeKernelSize) {
   OpCase c{"AveragePool", {ones({1, 1, 4})}, attrs(a_ints("kernel_shape", {-3}))};
   c.opset = 11;
