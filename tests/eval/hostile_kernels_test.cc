@@ -3,6 +3,8 @@
 // bounds, overflowed int64 or divided by zero before the checks existed).
 // Every case expects an oxs::Error naming the node ("hostile") and what is
 // wrong.
+#include <cmath>
+
 #include "hostile_util.h"
 
 namespace oxs::eval::hostile {
@@ -204,6 +206,31 @@ TEST(HostileKernels, PoolWithHugeKernelIsRefusedUpFront) {
            attrs(a_ints("kernel_shape", {kBig}), a_ints("pads", {kBig, 0}))};
   c.opset = 11;
   expect_error(one_op_model(std::move(c)), {"hostile", "pooling needs", "limit"});
+}
+
+TEST(HostileKernels, ConvTransposeOutputShapeShorterThanTheSpatialRank) {
+  // Found by the fuzzer under ASan: output_shape[1] was read past its end.
+  OpCase c{"ConvTranspose",
+           {ones({1, 1, 2, 2}), ones({1, 1, 2, 2})},
+           attrs(a_ints("output_shape", {4}))};
+  expect_error(one_op_model(std::move(c)), {"hostile", "output_shape has 1 values"});
+}
+
+TEST(HostileKernels, RoiAlignWithANaNRoi) {
+  // Found by the fuzzer under UBSan: int64 of a NaN coordinate, then an overflow.
+  float nan = std::nanf("");
+  OpCase c{"RoiAlign", {ones({1, 1, 4, 4}), f32({1, 4}, {0, 0, nan, 2}), i64({1}, {0})}};
+  c.opset = 16;
+  expect_error(one_op_model(std::move(c)), {"hostile", "roi 0", "not finite"});
+}
+
+TEST(HostileKernels, EyeLikeWithAnExtremeDiagonal) {
+  // Found by the fuzzer under UBSan (OXS_FUZZ_SEED=7): i + k overflowed.
+  OpCase c{"EyeLike", {ones({2, 2})}, attrs(a_int("k", INT64_MAX))};
+  ir::Model m = one_op_model(std::move(c));
+  Session s(m);
+  auto out = s.run({});
+  EXPECT_EQ(out[0].tensor().data<float>()[1], 0.0f);  // no element on that diagonal
 }
 
 TEST(HostileKernels, ConvWithNegativeKernelSize) {

@@ -148,6 +148,9 @@ void roi_align_k(KernelContext& ctx) {
       rw = std::max(rw, 1.0);
       rh = std::max(rh, 1.0);
     }
+    if (!std::isfinite(sw) || !std::isfinite(sh) || !std::isfinite(rw) || !std::isfinite(rh)) {
+      ctx.fail("roi " + std::to_string(r) + " (scaled by spatial_scale) is not finite");
+    }
     double bh = rh / double(oh), bw = rw / double(ow);
     double gh_d = sr > 0 ? double(sr) : std::ceil(rh / double(oh));
     double gw_d = sr > 0 ? double(sr) : std::ceil(rw / double(ow));

@@ -280,6 +280,10 @@ void conv_transpose_k(KernelContext& ctx) {
     }
   }
   if (oshape.size() > r) oshape.erase(oshape.begin(), oshape.begin() + long(oshape.size() - r));
+  if (!oshape.empty() && oshape.size() != r) {
+    ctx.fail("output_shape has " + std::to_string(oshape.size()) + " values; X has " +
+             std::to_string(r) + " spatial dimensions");
+  }
   Window w;  // the geometry of the equivalent forward conv from output to input
   w.kernel = kernel;
   w.strides = strides;

@@ -627,7 +627,8 @@ void eye_like_k(KernelContext& ctx) {
   Tensor& out = ctx.alloc_output(0, dt, x.dims());
   size_t es = ir::element_size(dt);
   for (int64_t i = 0; i < x.dim(0); ++i) {
-    int64_t j = i + k;
+    int64_t j = 0;
+    if (__builtin_add_overflow(i, k, &j)) continue;  // a diagonal far outside the matrix
     if (j >= 0 && j < x.dim(1)) {
       std::memcpy(static_cast<char*>(out.mutable_raw()) + size_t(i * x.dim(1) + j) * es, one.raw(),
                   es);
