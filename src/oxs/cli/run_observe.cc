@@ -184,10 +184,12 @@ void RunObserver::save_intermediate(const eval::TraceEvent& e) {
                         {"summary", json_runtime_value(e.outputs[i], values_)}});
     }
     if (!args_.save_intermediates.empty()) {
-      std::filesystem::create_directories(args_.save_intermediates);
+      if (!intermediates_dir_) {
+        intermediates_dir_.emplace(onnx::OutputDir::open(args_.save_intermediates, true));
+      }
       std::string base = eval::file_safe_name(out->name());
       if (int n = saved_names_[base]++) base += "_" + std::to_string(n);
-      write_output_value(args_.save_intermediates, base, out->name(), e.outputs[i]);
+      write_output_value(*intermediates_dir_, base, out->name(), e.outputs[i]);
     }
   }
 }
@@ -202,8 +204,8 @@ void RunObserver::inputs_ready(const std::map<std::string, eval::Value>& feeds,
       inputs_.push_back(std::move(j));
     }
     if (!args_.save_inputs.empty()) {
-      std::filesystem::create_directories(args_.save_inputs);
-      write_output_value(args_.save_inputs, eval::file_safe_name(name), name, value);
+      if (!inputs_dir_) inputs_dir_.emplace(onnx::OutputDir::open(args_.save_inputs, true));
+      write_output_value(*inputs_dir_, eval::file_safe_name(name), name, value);
     }
   }
 }

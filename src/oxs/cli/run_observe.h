@@ -10,6 +10,7 @@
 
 #include <chrono>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <unordered_map>
@@ -18,6 +19,7 @@
 #include "oxs/cli/command.h"
 #include "oxs/cli/json_out.h"
 #include "oxs/eval/session.h"
+#include "oxs/onnx/file_io.h"
 
 namespace oxs::cli {
 
@@ -89,6 +91,9 @@ class RunObserver {
   std::vector<NodeTime> node_times_;
   std::vector<double> run_seconds_;
   std::map<std::string, int> saved_names_;
+  // Opened on first use; files are written through them (no symlink is
+  // followed inside, see onnx::OutputDir).
+  std::optional<onnx::OutputDir> intermediates_dir_, inputs_dir_;
   // The progress line on a terminal (stderr): node k of n, at most 10 a second.
   void progress(const ir::Node& n);
   bool progress_ = false;
