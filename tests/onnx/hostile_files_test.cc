@@ -26,16 +26,16 @@ using testing::write_file;
 // model.onnx in `dir` with one float tensor "w" of `n` elements stored in
 // `location` at offset 0.
 void write_external_model(const TempDir& dir, const std::string& location, int64_t n) {
-  ::onnx::ModelProto m;
+  oxs::wire::ModelProto m;
   m.set_ir_version(8);
   m.add_opset_import()->set_version(17);
   auto* g = m.mutable_graph();
   g->set_name("g");
   auto* t = g->add_initializer();
   t->set_name("w");
-  t->set_data_type(::onnx::TensorProto::FLOAT);
+  t->set_data_type(oxs::wire::TensorProto::FLOAT);
   t->add_dims(n);
-  t->set_data_location(::onnx::TensorProto::EXTERNAL);
+  t->set_data_location(oxs::wire::TensorProto::EXTERNAL);
   auto* e = t->add_external_data();
   e->set_key("location");
   e->set_value(location);
