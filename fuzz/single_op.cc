@@ -238,7 +238,7 @@ std::optional<ir::DataType> param_dtype(const schema::FormalParam& p,
 
 }  // namespace
 
-void single_op(const uint8_t* data, size_t size) {
+void build_and_run(const uint8_t* data, size_t size) {
   ByteReader r(data, size);
   const std::vector<OpVersion>& ops = all_ops();
   if (ops.empty()) return;
@@ -297,6 +297,16 @@ void single_op(const uint8_t* data, size_t size) {
     if (verbose) std::fprintf(stderr, "single_op: ran\n");
   } catch (const Error& e) {
     if (verbose) std::fprintf(stderr, "single_op: oxs::Error: %s\n", e.what());
+  }
+}
+
+// A type the evaluator cannot hold (int4, float8 inputs since the table knows
+// ONNX 1.23) is refused with an oxs::Error while the inputs are made: an
+// expected outcome, like any other error.
+void single_op(const uint8_t* data, size_t size) {
+  try {
+    build_and_run(data, size);
+  } catch (const Error&) {
   }
 }
 

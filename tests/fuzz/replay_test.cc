@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <ostream>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -29,6 +30,11 @@ struct Case {
   fs::path file;
   std::string excluded_because;  // empty: must pass
 };
+
+// Shown by GoogleTest (and so in ctest's list) instead of the object's bytes.
+void PrintTo(const Case& c, std::ostream* os) {
+  *os << c.harness << "/" << c.file.filename().string();
+}
 
 // "harness/file  reason" per line; '#' starts a comment.
 std::map<std::string, std::string> exclusions() {

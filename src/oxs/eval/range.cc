@@ -46,7 +46,7 @@ void range_int(KernelContext& ctx, T start, T limit, T delta) {
 }
 
 template <class T>
-void range_float(KernelContext& ctx, T start, T limit, T delta) {
+Tensor& range_float(KernelContext& ctx, T start, T limit, T delta) {
   double s = double(start), l = double(limit), d = double(delta);
   if (!std::isfinite(s) || !std::isfinite(l) || !std::isfinite(d)) {
     ctx.fail("start, limit and delta must be finite, got Range(" + num_text(s) + ", " +
@@ -65,6 +65,7 @@ void range_float(KernelContext& ctx, T start, T limit, T delta) {
   Tensor& out = ctx.alloc_output(0, dtype_of<T>(), {n});
   T* po = out.mutable_data<T>();
   for (int64_t i = 0; i < n; ++i) po[i] = T(start + T(i) * delta);
+  return out;
 }
 
 void range_k(KernelContext& ctx) {
@@ -79,10 +80,11 @@ void range_k(KernelContext& ctx) {
   }
   switch (s.dtype()) {
     case DataType::Float:
-      return range_float<float>(ctx, s.data<float>()[0], l.data<float>()[0], d.data<float>()[0]);
+      range_float<float>(ctx, s.data<float>()[0], l.data<float>()[0], d.data<float>()[0]);
+      return;
     case DataType::Double:
-      return range_float<double>(ctx, s.data<double>()[0], l.data<double>()[0],
-                                 d.data<double>()[0]);
+      range_float<double>(ctx, s.data<double>()[0], l.data<double>()[0], d.data<double>()[0]);
+      return;
     case DataType::Int16:
       return range_int<int16_t>(ctx, s.data<int16_t>()[0], l.data<int16_t>()[0],
                                 d.data<int16_t>()[0]);
@@ -92,8 +94,18 @@ void range_k(KernelContext& ctx) {
     case DataType::Int64:
       return range_int<int64_t>(ctx, s.data<int64_t>()[0], l.data<int64_t>()[0],
                                 d.data<int64_t>()[0]);
+    case DataType::Float16:
+    case DataType::BFloat16: {
+      // Range-25 takes the 16-bit floats: computed in double (the checks of
+      // range_float), each element rounded once to the input's type.
+      Tensor wide = cast_tensor(
+          range_float<double>(ctx, s.get_as_double(0), l.get_as_double(0), d.get_as_double(0)),
+          s.dtype());
+      ctx.set_output(0, std::move(wide));
+      return;
+    }
     default:
-      ctx.fail("Range takes float, double, int16, int32 or int64, not " +
+      ctx.fail("Range takes float, double, float16, bfloat16, int16, int32 or int64, not " +
                std::string(ir::dtype_name(s.dtype())));
   }
 }

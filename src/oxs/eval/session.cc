@@ -4,6 +4,8 @@
 #include "oxs/eval/validate/model_check.h"
 #include "oxs/eval/validate/run_limits.h"
 
+#include <new>
+#include <stdexcept>
 #include <unordered_set>
 
 #include "oxs/ir/error.h"
@@ -299,6 +301,15 @@ class Session::Executor {
         } catch (const Error& e) {
           if (!e.where().node.empty()) throw;
           throw Error(e.kind(), n.op_type() + ": " + e.message(), {.node = n.display_name()});
+        } catch (const std::bad_alloc&) {
+          // A size that passed the kernel's checks but not the machine: the
+          // input's problem, named, never an internal error.
+          throw Error(ErrorKind::Input,
+                      n.op_type() + ": out of memory for the sizes its inputs ask for",
+                      {.node = n.display_name()});
+        } catch (const std::length_error&) {
+          throw Error(ErrorKind::Input, n.op_type() + ": a size its inputs ask for is too large",
+                      {.node = n.display_name()});
         }
       } else if (auto body = function_body(n, opset, inputs, f.attrs)) {
         AttrScope scope = bind_call_attrs(n, f.attrs);

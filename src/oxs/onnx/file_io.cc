@@ -215,7 +215,10 @@ OutputDir::~OutputDir() {
   if (fd_ >= 0) ::close(fd_);
 }
 
-OutputDir OutputDir::open(const std::string& path, bool create) {
+OutputDir OutputDir::open(const std::string& path_as_given, bool create) {
+  // "out/" and "out" name one directory; file paths are joined with one '/'.
+  std::string path = path_as_given;
+  while (path.size() > 1 && path.back() == '/') path.pop_back();
   auto fail = [&](const std::string& why) {
     throw Error(ErrorKind::IO, "cannot use as output directory: " + why, {.file = path});
   };

@@ -20,6 +20,12 @@ void window_k(KernelContext& ctx) {
   if (size_t_.numel() != 1) ctx.fail("size must be a scalar");
   const int64_t size = size_t_.scalar_int();
   if (size < 0) ctx.fail("size must not be negative, is " + std::to_string(size));
+  // The window is built in doubles first: refuse a size whose buffer would
+  // pass the evaluator's allocation limit before allocating it.
+  if (size > allocation_limit() / int64_t(sizeof(double))) {
+    ctx.fail("a window of size " + std::to_string(size) +
+             " has more elements than the evaluator's allocation limit allows");
+  }
   const DataType dt = static_cast<DataType>(ctx.attr_int("output_datatype", 1));
   if (!ir::is_valid_dtype(int32_t(dt)) || !(ir::is_floating(dt) || ir::is_integer(dt))) {
     ctx.fail("output_datatype must be a numeric type");
