@@ -332,3 +332,55 @@ TEST(InlinePass, CallsBecomeBodiesWithAttributesBound) {
 
 }  // namespace
 }  // namespace oxs::rewrite
+
+namespace oxs::rewrite {
+namespace {
+
+// A transformation that breaks the IR: Relu then reads its own output.
+class CyclePass : public Pass {
+ public:
+  CyclePass() : Pass("make-cycle") {}
+  std::string summary() const override { return "test: reads a node's own output"; }
+  PassKind kind() const override { return PassKind::Transformation; }
+  void run(ir::Model& model, Rewriter& rw, PassStats&) override {
+    for (ir::Node* n : model.graph->nodes()) {
+      if (n->op_type() != "Relu" || !rw.begin("make-cycle", *n)) continue;
+      rw.set_input(*n, 0, n->output(0));
+      rw.end();
+    }
+  }
+};
+
+std::string pipeline_error(bool each_pass) {
+  auto m = parse_model(R"(<ir_version: 8, opset_import: ["" : 17]>
+    g (float[2] x) => (float[2] y) { r = Relu(x)  y = Neg(r) })");
+  std::vector<std::unique_ptr<Pass>> passes;
+  passes.push_back(std::make_unique<CyclePass>());
+  passes.push_back(make_pass("noop"));
+  PipelineOptions o;
+  o.verify_ir_each_pass = each_pass;
+  try {
+    run_pipeline(m, passes, o);
+  } catch (const Error& e) {
+    return e.message();
+  }
+  return "no error";
+}
+
+TEST(PipelineIrCheck, AfterEachPassNamesThePass) {
+  std::string msg = pipeline_error(true);
+  EXPECT_NE(msg.find("well-formed IR' of pass 'make-cycle' failed"), std::string::npos) << msg;
+}
+
+TEST(PipelineIrCheck, OnceAtTheEndNamesThePassesThatChangedTheModel) {
+  // noop changed nothing, so only make-cycle is named; the hint says how to
+  // find the pass when several changed the model.
+  std::string msg = pipeline_error(false);
+  EXPECT_NE(msg.find("well-formed IR' of the passes make-cycle (check after each pass"),
+            std::string::npos)
+      << msg;
+  EXPECT_NE(msg.find("--verify-ir"), std::string::npos) << msg;
+}
+
+}  // namespace
+}  // namespace oxs::rewrite

@@ -237,7 +237,7 @@ TEST(OptCommand, ListAndExplain) {
   std::string out = eval::ort_test::shell(oxs() + " opt --list", &code);
   EXPECT_EQ(code, 0);
   EXPECT_NE(out.find("fuse-gemm"), std::string::npos) << out;
-  EXPECT_NE(out.find("default pipeline: infer,noop"), std::string::npos) << out;
+  EXPECT_NE(out.find("default pipeline: noop,algebraic,infer,noop"), std::string::npos) << out;
 }
 
 }  // namespace

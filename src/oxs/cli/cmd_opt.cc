@@ -33,6 +33,7 @@ struct OptArgs {
   bool quiet = false;
   std::string verify;
   bool no_bisect = false;
+  bool verify_ir = false;
   std::vector<std::string> inputs;
   std::vector<std::string> dims;
   uint64_t seed = 0;
@@ -69,19 +70,7 @@ std::vector<std::unique_ptr<rewrite::Pass>> parse_passes(const std::string& text
     }
   }
   for (const std::string& spec : names) {
-    if (spec.empty()) throw Error(ErrorKind::Usage, "--passes '" + text + "' has an empty name");
-    auto parts = spec.find(':');
-    std::string name = spec.substr(0, parts);
-    rewrite::PassOptions options;
-    while (parts != std::string::npos) {
-      size_t next = spec.find(':', parts + 1);
-      std::string kv =
-          spec.substr(parts + 1, next == std::string::npos ? std::string::npos : next - parts - 1);
-      auto [k, v] = split_eq(kv, "--passes option");
-      options[k] = v;
-      parts = next;
-    }
-    out.push_back(rewrite::make_pass(name, options));
+    out.push_back(rewrite::make_pass_from_spec(spec, "--passes '" + text + "'"));
   }
   return out;
 }
@@ -173,6 +162,7 @@ int run_opt(const OptArgs& args) {
   std::string verify = args.verify.empty() ? config.verify : args.verify;
   if (!verify.empty()) options.verify = rewrite::VerifySpec::parse(verify);
   options.bisect = !args.no_bisect && config.bisect.value_or(true);
+  if (args.verify_ir || !args.keep_dir.empty()) options.verify_ir_each_pass = true;
   options.inputs.seed = args.seed_given ? args.seed : config.seed.value_or(args.seed);
   options.inputs.dims = config.dims;
   std::vector<std::string> input_args;
@@ -257,6 +247,8 @@ Run setup_opt(CLI::App& app) {
                  "check every pass on the evaluator: equality, tolerance=RTOL,ATOL or "
                  "metric=NAME:THRESHOLD (max-abs, max-rel, cosine, top1)");
   app.add_flag("--no-bisect", args->no_bisect, "on a verification failure, do not bisect");
+  app.add_flag("--verify-ir", args->verify_ir,
+               "check the IR after every pass (default: once, after the last pass)");
   app.add_option("--input,-i", args->inputs,
                  "NAME=FILE.npy or NAME=FILE.pb for verification (others are random)");
   app.add_option("--input-dir", args->input_dir,
