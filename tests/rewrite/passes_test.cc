@@ -384,3 +384,96 @@ TEST(PipelineIrCheck, OnceAtTheEndNamesThePassesThatChangedTheModel) {
 
 }  // namespace
 }  // namespace oxs::rewrite
+
+namespace oxs::rewrite {
+namespace {
+
+// A model-local function whose body the main graph computes inline twice,
+// once with an intermediate value read elsewhere (that one must stay).
+const char* kOutline = R"(<ir_version: 8, opset_import: ["" : 17, "local" : 1]>
+    g (float[2,3] x, float[2,3] y) => (float[2,3] out, float[2,3] peek) {
+      h1 = Constant<value = float {0.5}>()
+      a1 = Mul(x, h1)
+      b1 = Tanh(a1)
+      c1 = Add(b1, x)
+      a2 = Mul(y, h1)
+      b2 = Tanh(a2)
+      c2 = Add(b2, y)
+      a3 = Mul(c1, h1)
+      b3 = Tanh(a3)
+      peek = Neg(b3)
+      c3 = Add(b3, c1)
+      out = Sub(c3, c2)
+    }
+    <domain: "local", opset_import: ["" : 17]>
+    half_tanh_res (v) => (r) {
+      h = Constant<value = float {0.5}>()
+      m = Mul(v, h)
+      t = Tanh(m)
+      r = Add(t, v)
+    }
+    <domain: "local", opset_import: ["" : 17]>
+    scaled <alpha> (v) => (r) { r = LeakyRelu<alpha: float = @alpha>(v) })";
+
+TEST(OutlinePass, RepeatedBodiesBecomeCallsVerifiedByEquality) {
+  auto m = parse_model(kOutline);
+  auto stats = optimize(m, {"outline", "dce"});
+  // c1 and c2 become calls; c3's Tanh output is also read by peek, so it stays.
+  EXPECT_EQ(stats[0].applications.at("outline.local.half_tanh_res"), 2u);
+  EXPECT_EQ(ops(m), "Constant,half_tanh_res,half_tanh_res,Mul,Tanh,Neg,Add,Sub");
+  for (const ir::Node* n : m.graph->nodes()) {
+    if (n->op_type() == "half_tanh_res") {
+      EXPECT_EQ(n->domain(), "local");
+    }
+  }
+  ASSERT_EQ(stats[0].notes.size(), 1u);
+  EXPECT_EQ(stats[0].notes[0], "local.scaled not used as a pattern: it has attribute parameters");
+  EXPECT_TRUE(ir::verify(m).empty());
+  EXPECT_EQ(testing::onnx_checker(m, "oxs_outline.onnx"), "");
+}
+
+TEST(OutlinePass, InlineThenOutlineGivesTheCallsBack) {
+  auto m = parse_model(R"(<ir_version: 8, opset_import: ["" : 17, "local" : 1]>
+    g (float[4] x) => (float[4] y) {
+      t = local.half_tanh_res(x)
+      y = local.half_tanh_res(t)
+    }
+    <domain: "local", opset_import: ["" : 17]>
+    half_tanh_res (v) => (r) {
+      h = Constant<value = float {0.5}>()
+      m = Mul(v, h)
+      t = Tanh(m)
+      r = Add(t, v)
+    })");
+  optimize(m, {"inline"});
+  EXPECT_EQ(ops(m), "Constant,Mul,Tanh,Add,Constant,Mul,Tanh,Add");
+  optimize(m, {"outline", "dce"});
+  EXPECT_EQ(ops(m), "half_tanh_res,half_tanh_res");
+  EXPECT_EQ(m.functions.size(), 1u);
+}
+
+TEST(OutlinePass, DifferentConstantOrOpDoesNotMatch) {
+  auto m = parse_model(R"(<ir_version: 8, opset_import: ["" : 17, "local" : 1]>
+    g (float[4] x) => (float[4] y) {
+      h = Constant<value = float {0.25}>()
+      a = Mul(x, h)
+      b = Tanh(a)
+      c = Add(b, x)
+      d = Mul(c, h)
+      e = Sigmoid(d)
+      y = Add(e, c)
+    }
+    <domain: "local", opset_import: ["" : 17]>
+    half_tanh_res (v) => (r) {
+      h = Constant<value = float {0.5}>()
+      m = Mul(v, h)
+      t = Tanh(m)
+      r = Add(t, v)
+    })");
+  auto stats = optimize(m, {"outline"});
+  EXPECT_EQ(stats[0].total_applications, 0u);
+  EXPECT_EQ(ops(m), "Constant,Mul,Tanh,Add,Mul,Sigmoid,Add");
+}
+
+}  // namespace
+}  // namespace oxs::rewrite

@@ -111,6 +111,8 @@ const std::vector<PassInfo>& pass_catalog() {
        make_fuse_attention_pass},
       {"inline", "inline calls of model-local functions (then dce drops unused ones)",
        make_inline_pass},
+      {"outline", "un-inlining: subgraphs that compute a model-local function become calls of it",
+       make_outline_pass},
       {"break-adds",
        "(a demonstration of a wrong pass) Add(x, y) with x != y becomes Add(x, x); "
        "verification catches it",
