@@ -388,9 +388,22 @@ TEST(PipelineIrCheck, OnceAtTheEndNamesThePassesThatChangedTheModel) {
 namespace oxs::rewrite {
 namespace {
 
+const char* kHalfTanhRes = R"(
+    <domain: "local", opset_import: ["" : 17]>
+    half_tanh_res (v) => (r) {
+      h = Constant<value = float {0.5}>()
+      m = Mul(v, h)
+      t = Tanh(m)
+      r = Add(t, v)
+    })";
+
+ir::Model parse(const std::string& text) {
+  return parse_model(text.c_str());
+}
+
 // A model-local function whose body the main graph computes inline twice,
 // once with an intermediate value read elsewhere (that one must stay).
-const char* kOutline = R"(<ir_version: 8, opset_import: ["" : 17, "local" : 1]>
+const std::string kOutline = R"(<ir_version: 8, opset_import: ["" : 17, "local" : 1]>
     g (float[2,3] x, float[2,3] y) => (float[2,3] out, float[2,3] peek) {
       h1 = Constant<value = float {0.5}>()
       a1 = Mul(x, h1)
@@ -404,19 +417,13 @@ const char* kOutline = R"(<ir_version: 8, opset_import: ["" : 17, "local" : 1]>
       peek = Neg(b3)
       c3 = Add(b3, c1)
       out = Sub(c3, c2)
-    }
-    <domain: "local", opset_import: ["" : 17]>
-    half_tanh_res (v) => (r) {
-      h = Constant<value = float {0.5}>()
-      m = Mul(v, h)
-      t = Tanh(m)
-      r = Add(t, v)
-    }
+    })" + std::string(kHalfTanhRes) +
+                             R"(
     <domain: "local", opset_import: ["" : 17]>
     scaled <alpha> (v) => (r) { r = LeakyRelu<alpha: float = @alpha>(v) })";
 
 TEST(OutlinePass, RepeatedBodiesBecomeCallsVerifiedByEquality) {
-  auto m = parse_model(kOutline);
+  auto m = parse(kOutline);
   auto stats = optimize(m, {"outline", "dce"});
   // c1 and c2 become calls; c3's Tanh output is also read by peek, so it stays.
   EXPECT_EQ(stats[0].applications.at("outline.local.half_tanh_res"), 2u);
@@ -433,18 +440,11 @@ TEST(OutlinePass, RepeatedBodiesBecomeCallsVerifiedByEquality) {
 }
 
 TEST(OutlinePass, InlineThenOutlineGivesTheCallsBack) {
-  auto m = parse_model(R"(<ir_version: 8, opset_import: ["" : 17, "local" : 1]>
+  auto m = parse(R"(<ir_version: 8, opset_import: ["" : 17, "local" : 1]>
     g (float[4] x) => (float[4] y) {
       t = local.half_tanh_res(x)
       y = local.half_tanh_res(t)
-    }
-    <domain: "local", opset_import: ["" : 17]>
-    half_tanh_res (v) => (r) {
-      h = Constant<value = float {0.5}>()
-      m = Mul(v, h)
-      t = Tanh(m)
-      r = Add(t, v)
-    })");
+    })" + std::string(kHalfTanhRes));
   optimize(m, {"inline"});
   EXPECT_EQ(ops(m), "Constant,Mul,Tanh,Add,Constant,Mul,Tanh,Add");
   optimize(m, {"outline", "dce"});
@@ -453,7 +453,7 @@ TEST(OutlinePass, InlineThenOutlineGivesTheCallsBack) {
 }
 
 TEST(OutlinePass, DifferentConstantOrOpDoesNotMatch) {
-  auto m = parse_model(R"(<ir_version: 8, opset_import: ["" : 17, "local" : 1]>
+  auto m = parse(R"(<ir_version: 8, opset_import: ["" : 17, "local" : 1]>
     g (float[4] x) => (float[4] y) {
       h = Constant<value = float {0.25}>()
       a = Mul(x, h)
@@ -462,14 +462,7 @@ TEST(OutlinePass, DifferentConstantOrOpDoesNotMatch) {
       d = Mul(c, h)
       e = Sigmoid(d)
       y = Add(e, c)
-    }
-    <domain: "local", opset_import: ["" : 17]>
-    half_tanh_res (v) => (r) {
-      h = Constant<value = float {0.5}>()
-      m = Mul(v, h)
-      t = Tanh(m)
-      r = Add(t, v)
-    })");
+    })" + std::string(kHalfTanhRes));
   auto stats = optimize(m, {"outline"});
   EXPECT_EQ(stats[0].total_applications, 0u);
   EXPECT_EQ(ops(m), "Constant,Mul,Tanh,Add,Mul,Sigmoid,Add");
