@@ -452,6 +452,34 @@ TEST(OutlinePass, InlineThenOutlineGivesTheCallsBack) {
   EXPECT_EQ(m.functions.size(), 1u);
 }
 
+TEST(OutlinePass, LibraryFunctionsAreAddedWhenUsed) {
+  auto m = parse(R"(<ir_version: 8, opset_import: ["" : 17]>
+    g (float[4] x) => (float[4] y) {
+      h = Constant<value = float {0.5}>()
+      a = Mul(x, h)
+      b = Tanh(a)
+      c = Add(b, x)
+      y = Neg(c)
+    })");
+  auto library = std::make_shared<const ir::Model>(
+      parse(R"(<ir_version: 8, opset_import: ["" : 17, "local" : 1]>
+    lib (float[4] x) => (float[4] y) { y = local.half_tanh_res(x) })" +
+            std::string(kHalfTanhRes) + R"(
+    <domain: "local", opset_import: ["" : 17]>
+    unused (v) => (r) { r = Sigmoid(v) })"));
+  std::vector<std::unique_ptr<Pass>> passes;
+  passes.push_back(make_outline_pass({}, library));
+  PipelineOptions o;
+  o.verify = VerifySpec::parse("equality");
+  auto stats = run_pipeline(m, passes, o);
+  EXPECT_EQ(ops(m), "half_tanh_res,Neg");
+  ASSERT_EQ(m.functions.size(), 1u);
+  EXPECT_EQ(m.functions.begin()->get()->name, "half_tanh_res");
+  EXPECT_EQ(ir::find_opset(m.opset_imports, "local"), 1);
+  EXPECT_TRUE(ir::verify(m).empty());
+  EXPECT_EQ(testing::onnx_checker(m, "oxs_outline_library.onnx"), "");
+}
+
 TEST(OutlinePass, DifferentConstantOrOpDoesNotMatch) {
   auto m = parse(R"(<ir_version: 8, opset_import: ["" : 17, "local" : 1]>
     g (float[4] x) => (float[4] y) {

@@ -20,6 +20,7 @@
 #include "oxs/rewrite/config/config.h"
 #include "oxs/rewrite/driver/explain.h"
 #include "oxs/rewrite/passes/manager.h"
+#include "oxs/rewrite/passes/standard.h"
 #include "oxs/rewrite/rules/script_rules.h"
 
 namespace oxs::cli {
@@ -45,6 +46,7 @@ struct OptArgs {
   std::vector<std::string> rules;
   std::string config;
   std::string input_dir;
+  std::string functions;
 };
 
 std::pair<std::string, std::string> split_eq(const std::string& s, const char* flag) {
@@ -157,6 +159,20 @@ int run_opt(const OptArgs& args) {
   // passes after them; with neither, the default pipeline.
   if ((args.rules.empty() && config.passes.empty()) || !args.passes.empty()) {
     for (auto& p : parse_passes(args.passes)) passes.push_back(std::move(p));
+  }
+  if (!args.functions.empty()) {
+    // The outline passes also use these functions as patterns.
+    auto library = std::make_shared<const ir::Model>(onnx::load(args.functions));
+    size_t outlines = 0;
+    for (auto& p : passes) {
+      if (p->name() != "outline") continue;
+      p = rewrite::make_outline_pass({}, library);
+      ++outlines;
+    }
+    if (outlines == 0) {
+      throw Error(ErrorKind::Usage,
+                  "--functions gives functions to the outline pass; add it: --passes outline,dce");
+    }
   }
   // The command line overrides the config.
   rewrite::PipelineOptions options;
@@ -273,6 +289,8 @@ Run setup_opt(CLI::App& app) {
   app.add_option("--input,-i", args->inputs,
                  "NAME=FILE.npy|.npz|.pb, or FILE.npz (arrays named like inputs), for verification "
                  "(inputs not given are random)");
+  app.add_option("--functions", args->functions,
+                 "a .onnx file whose functions the outline pass also looks for (added when used)");
   app.add_option("--input-dir", args->input_dir,
                  "a directory of <input name>.npy files for verification");
   app.add_option("--dim", args->dims, "SYMBOL=N: size of a symbolic dim for random inputs");

@@ -28,9 +28,13 @@ bool Rewriter::begin(const std::string& rule, ir::Node& root) {
   if (in_application_) throw Error(ErrorKind::Internal, "nested rule application of " + rule);
   if (budget_exhausted()) return false;
   in_application_ = true;
-  current_rule_ = rule;
+  current_rule_ = &rule;
   ++applications_;
-  ++per_rule_[rule];
+  if (counted_rule_ != &rule) {
+    counted_ = &per_rule_[rule];
+    counted_rule_ = &rule;
+  }
+  ++*counted_;
   if (recording_) {
     created_.clear();
     ir::PrintOptions po;
@@ -77,7 +81,7 @@ void Rewriter::infer(ir::Node& n) {
   } catch (const Error& e) {
     // A rule's fault, and rules come from users too (--rules): Invalid, not Internal.
     throw Error(ErrorKind::Invalid,
-                (current_rule_.empty() ? std::string("a rewrite") : "rule " + current_rule_) +
+                (current_rule_ ? "rule " + *current_rule_ : std::string("a rewrite")) +
                     " created an invalid node " + ir::print_node_line(n) + ": " + e.message());
   }
 }
@@ -119,13 +123,12 @@ ir::Value* Rewriter::constant(ir::Node& pos, ir::Tensor t, std::string_view base
 
 void Rewriter::replace_all_uses(ir::Value* from, ir::Value* to) {
   if (from == to) return;
-  std::vector<ir::Node*> users;
-  users.reserve(from->uses().size());
-  for (const ir::Use& u : from->uses()) users.push_back(u.user);
-  from->replace_all_uses_with(to, false);
+  users_.clear();
   if (listener_) {
-    for (ir::Node* u : users) listener_->node_changed(*u);
+    for (const ir::Use& u : from->uses()) users_.push_back(u.user);
   }
+  from->replace_all_uses_with(to, false);
+  for (ir::Node* u : users_) listener_->node_changed(*u);
   if (!from->is_graph_output()) return;
   ir::Graph* g = from->graph();
   if (to->type().is_none()) to->set_type(from->type());
@@ -197,8 +200,13 @@ size_t Rewriter::remove_functions_if(const std::function<bool(const ir::Function
 void Rewriter::erase(ir::Node& n) {
   if (listener_) listener_->node_erased(n);
   size_t inner = 0;
-  for (const ir::Graph* sub : n.subgraphs()) {
-    sub->for_each_node_recursive([&](ir::Node*) { ++inner; });
+  // (Node::subgraphs() would allocate for every node erased.)
+  auto count = [&inner](const ir::Graph& sub) {
+    sub.for_each_node_recursive([&](ir::Node*) { ++inner; });
+  };
+  for (const ir::Attr& a : n.attrs()) {
+    if (a.g) count(*a.g);
+    for (const auto& sub : a.graphs) count(*sub);
   }
   ir::Graph* g = n.graph();
   g->remove(&n);
@@ -214,10 +222,12 @@ void Rewriter::collect_garbage() {
 }
 
 void Rewriter::erase_if_dead(ir::Node& start) {
-  std::vector<ir::Node*> stack{&start};
-  while (!stack.empty()) {
-    ir::Node* n = stack.back();
-    stack.pop_back();
+  // stack_ is a member, reused; erase() does not touch it.
+  size_t base = stack_.size();
+  stack_.push_back(&start);
+  while (stack_.size() > base) {
+    ir::Node* n = stack_.back();
+    stack_.pop_back();
     if (n->is_erased() || !n->graph()) continue;
     bool dead = true;
     for (size_t i = 0; i < n->num_outputs() && dead; ++i) {
@@ -225,12 +235,10 @@ void Rewriter::erase_if_dead(ir::Node& start) {
       dead = !o || (!o->has_uses() && !o->is_graph_output());
     }
     if (!dead) continue;
-    std::vector<ir::Node*> producers;
-    for (size_t i = 0; i < n->num_inputs(); ++i) {
-      if (n->input(i) && n->input(i)->producer()) producers.push_back(n->input(i)->producer());
+    for (size_t i = n->num_inputs(); i-- > 0;) {
+      if (n->input(i) && n->input(i)->producer()) stack_.push_back(n->input(i)->producer());
     }
     erase(*n);
-    for (auto it = producers.rbegin(); it != producers.rend(); ++it) stack.push_back(*it);
   }
 }
 

@@ -132,7 +132,13 @@ class Rewriter {
   std::vector<Application> log_;
   bool in_application_ = false;
   std::vector<ir::Node*> created_;  // during an application, when recording
-  std::string current_rule_;
+  // The rule being applied (its name outlives the application): no copy per
+  // application. The per-rule count of the last rule is cached likewise.
+  const std::string* current_rule_ = nullptr;
+  const std::string* counted_rule_ = nullptr;
+  size_t* counted_ = nullptr;
+  // Reused between calls (no allocation per rewrite).
+  std::vector<ir::Node*> users_, stack_;
   size_t nodes_created_ = 0;
   size_t nodes_erased_ = 0;
   std::vector<ir::Graph*> dirty_graphs_;

@@ -13,6 +13,11 @@
 // model imports. The others are listed in the pass's notes with the reason.
 // Only the main graph is searched: a function body searched for itself
 // would become a call of itself.
+//
+// Functions can also come from a library (another model's functions, e.g.
+// `oxs opt --functions LIB.onnx`): the first place that computes one adds it
+// to the model (and its domain to the imports); one whose key the model
+// already uses is skipped.
 #include <fmt/format.h>
 
 #include <set>
@@ -25,7 +30,7 @@ namespace oxs::rewrite {
 namespace {
 
 // "" when `f` can be a pattern for calls in `m`'s main graph, else why not.
-std::string unusable(const ir::Function& f, const ir::Model& m) {
+std::string unusable(const ir::Function& f, const ir::Model& m, bool from_library) {
   if (f.body->outputs().size() != 1) return "it has more than one output";
   if (!f.attributes.empty()) return "it has attribute parameters";
   if (f.body->num_nodes() == 0) return "its body is empty";
@@ -46,19 +51,32 @@ std::string unusable(const ir::Function& f, const ir::Model& m) {
   if (callee && callee != caller) {
     return fmt::format("its body imports ai.onnx {} and the model {}", *callee, caller.value_or(0));
   }
-  if (!ir::find_opset(m.opset_imports, f.domain)) {
+  if (!from_library && !ir::find_opset(m.opset_imports, f.domain)) {
     return fmt::format("the model does not import its domain '{}'", f.domain);
   }
   return "";
 }
 
-std::unique_ptr<Rule> outline_rule(const ir::Function& f) {
+std::unique_ptr<ir::Function> copy_function(const ir::Function& f) {
+  auto c = std::make_unique<ir::Function>(f.domain, f.name);
+  c->overload = f.overload;
+  c->doc_string = f.doc_string;
+  c->opset_imports = f.opset_imports;
+  c->body = f.body->clone();
+  return c;
+}
+
+// `library`: the function comes from a library and is added to the model
+// when first used.
+std::unique_ptr<Rule> outline_rule(const ir::Function& f, bool library) {
   std::string domain = f.domain, name = f.name;
   std::vector<std::string> inputs;
   for (const ir::Value* in : f.body->inputs()) inputs.push_back(in->name());
   return std::make_unique<PatternRule>(
       fmt::format("outline.{}.{}", f.domain, f.name), pattern_from_body(*f.body), nullptr,
-      [domain, name, inputs](RewriteContext& ctx) {
+      [domain, name, inputs, library, &f](RewriteContext& ctx) {
+        if (library)
+          ctx.rewriter().ensure_function(domain, name, [&f] { return copy_function(f); });
         std::vector<ir::Value*> args;
         for (const auto& in : inputs) args.push_back(ctx.match().var(in));
         return std::vector<ir::Value*>{ctx.op(name, args, {}, domain)};
@@ -67,26 +85,35 @@ std::unique_ptr<Rule> outline_rule(const ir::Function& f) {
 
 class OutlinePass : public Pass {
  public:
-  OutlinePass() : Pass("outline") {}
+  explicit OutlinePass(std::shared_ptr<const ir::Model> library)
+      : Pass("outline"), library_(std::move(library)) {}
   std::string summary() const override {
     return "un-inlining: subgraphs computing a model-local function become calls of it";
   }
   PassKind kind() const override { return PassKind::Transformation; }
   void run(ir::Model& model, Rewriter& rw, PassStats& stats) override {
     std::vector<std::unique_ptr<Rule>> rules;
-    for (const auto& f : model.functions) {
-      std::string why = unusable(*f, model);
+    auto add = [&](const ir::Function& f, bool library) {
+      std::string why = unusable(f, model, library);
+      if (why.empty() && library && model.find_function(f.domain, f.name)) {
+        why = "the model has a function of that name";
+      }
       if (why.empty()) {
         try {
-          rules.push_back(outline_rule(*f));
+          rules.push_back(outline_rule(f, library));
         } catch (const Error& e) {
           why = e.message();
         }
       }
       if (!why.empty()) {
-        stats.notes.push_back(
-            fmt::format("{}.{} not used as a pattern: {}", f->domain, f->name, why));
+        stats.notes.push_back(fmt::format("{}{}.{} not used as a pattern: {}",
+                                          library ? "library function " : "", f.domain, f.name,
+                                          why));
       }
+    };
+    for (const auto& f : model.functions) add(*f, false);
+    if (library_) {
+      for (const auto& f : library_->functions) add(*f, true);
     }
     // Larger bodies first: a function that contains another's body wins.
     std::stable_sort(rules.begin(), rules.end(), [](const auto& a, const auto& b) {
@@ -103,13 +130,21 @@ class OutlinePass : public Pass {
     DriverResult r = apply_rules(model, list, rw, o);
     stats.cap_reached = r.cap_reached;
   }
+
+ private:
+  std::shared_ptr<const ir::Model> library_;
 };
 
 }  // namespace
 
 std::unique_ptr<Pass> make_outline_pass(const PassOptions& o) {
+  return make_outline_pass(o, nullptr);
+}
+
+std::unique_ptr<Pass> make_outline_pass(const PassOptions& o,
+                                        std::shared_ptr<const ir::Model> library) {
   check_options("outline", o, {});
-  return std::make_unique<OutlinePass>();
+  return std::make_unique<OutlinePass>(std::move(library));
 }
 
 }  // namespace oxs::rewrite

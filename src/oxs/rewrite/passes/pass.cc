@@ -111,8 +111,10 @@ const std::vector<PassInfo>& pass_catalog() {
        make_fuse_attention_pass},
       {"inline", "inline calls of model-local functions (then dce drops unused ones)",
        make_inline_pass},
-      {"outline", "un-inlining: subgraphs that compute a model-local function become calls of it",
-       make_outline_pass},
+      {"outline",
+       "un-inlining: subgraphs that compute a model-local function (or one of --functions "
+       "FILE.onnx) become calls of it",
+       [](const PassOptions& o) { return make_outline_pass(o); }},
       {"break-adds",
        "(a demonstration of a wrong pass) Add(x, y) with x != y becomes Add(x, x); "
        "verification catches it",

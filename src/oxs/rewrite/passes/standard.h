@@ -21,6 +21,10 @@ std::unique_ptr<Pass> make_fuse_gelu_pass(const PassOptions& o);       // fuse_g
 std::unique_ptr<Pass> make_shape_fold_pass(const PassOptions& o);      // shape_fold.cc
 std::unique_ptr<Pass> make_inline_pass(const PassOptions& o);          // inline.cc
 std::unique_ptr<Pass> make_outline_pass(const PassOptions& o);         // outline.cc
+// outline with the functions of `library` as patterns too (added to the
+// model when first used).
+std::unique_ptr<Pass> make_outline_pass(const PassOptions& o,
+                                        std::shared_ptr<const ir::Model> library);
 std::unique_ptr<Pass> make_fuse_attention_pass(const PassOptions& o);  // fuse_attention.cc
 std::unique_ptr<Pass> make_break_adds_pass(const PassOptions& o);      // break_adds.cc
 
