@@ -288,6 +288,35 @@ TEST(OptCommand, NpzReferenceFeedsVerification) {
   EXPECT_FALSE(fs::exists(dir / "out.onnx"));
 }
 
+// `--functions LIB.onnx`: the outline pass also looks for the library's
+// functions and adds the one it uses; without an outline pass it is an error.
+TEST(OptCommand, FunctionsFromALibraryAreOutlined) {
+  fs::path dir = fs::path(::testing::TempDir()) / "oxs_opt_functions";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  onnx::save(parse_model(R"(<ir_version: 8, opset_import: ["" : 17]>
+    g (float[4] x) => (float[4] y) { m = Mul(x, x)  t = Tanh(m)  y = Neg(t) })"),
+             (dir / "m.onnx").string());
+  onnx::save(parse_model(R"(<ir_version: 8, opset_import: ["" : 17, "lib" : 1]>
+    g (float[4] x) => (float[4] y) { y = lib.sq_tanh(x) }
+    <domain: "lib", opset_import: ["" : 17]>
+    sq_tanh (v) => (r) { s = Mul(v, v)  r = Tanh(s) })"),
+             (dir / "lib.onnx").string());
+  std::string base = oxs() + " opt " + (dir / "m.onnx").string() + " -q -o " +
+                     (dir / "out.onnx").string() + " --functions " + (dir / "lib.onnx").string();
+  int code = 0;
+  std::string out = eval::ort_test::shell(base + " --passes outline --verify equality", &code);
+  EXPECT_EQ(code, 0) << out;
+  ir::Model m = onnx::load((dir / "out.onnx").string());
+  EXPECT_EQ(testing::ops(m), "sq_tanh,Neg");
+  EXPECT_EQ(m.functions.size(), 1u);
+  fs::remove(dir / "out.onnx");
+  out = eval::ort_test::shell(base + " --passes cse", &code);
+  EXPECT_EQ(code, 2) << out;
+  EXPECT_NE(out.find("--functions gives functions to the outline pass"), std::string::npos) << out;
+  EXPECT_FALSE(fs::exists(dir / "out.onnx"));
+}
+
 TEST(OptCommand, ListAndExplain) {
   int code = 0;
   std::string out = eval::ort_test::shell(oxs() + " opt --list", &code);

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <cstring>
+#include <iterator>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -31,12 +32,18 @@ void append_float(std::string& k, float f) {
   k += std::to_string(bits) + ",";
 }
 
-std::string key_of(const ir::Node& n) {
-  std::string k = n.domain() + "|" + n.op_type() + "|";
+// The key of `n` into `k` (a buffer reused from node to node).
+void key_of(const ir::Node& n, std::string& k) {
+  k.clear();
+  k += n.domain();
+  k += '|';
+  k += n.op_type();
+  k += '|';
+  auto out = std::back_inserter(k);
   for (size_t i = 0; i < n.num_inputs(); ++i) {
-    k += fmt::format("{},", static_cast<const void*>(n.input(i)));
+    fmt::format_to(out, "{},", static_cast<const void*>(n.input(i)));
   }
-  k += fmt::format("|{}|", n.num_outputs());
+  fmt::format_to(out, "|{}|", n.num_outputs());
   for (const ir::Attr& a : n.attrs()) {
     k += a.name + ":" + std::to_string(int(a.type)) + "=" + a.ref_attr_name + ";";
     append_float(k, a.f);
@@ -48,7 +55,6 @@ std::string key_of(const ir::Node& n) {
     for (const auto& t : a.tensors) k += fmt::format("T{}", t->content_hash());
     k += "|";
   }
-  return k;
 }
 
 bool same_tensors(const ir::Node& a, const ir::Node& b) {
@@ -76,10 +82,17 @@ class CsePass : public Pass {
  private:
   void walk(ir::Graph& g, Rewriter& rw) {
     std::unordered_map<std::string, ir::Node*> seen;
+    seen.reserve(g.num_nodes());
+    std::string key;
     for (ir::Node* n : g.nodes()) {
-      for (ir::Graph* sub : n->subgraphs()) walk(*sub, rw);
+      // (Node::subgraphs() would allocate for every node.)
+      for (const ir::Attr& a : n->attrs()) {
+        if (a.g) walk(*a.g, rw);
+        for (const auto& sub : a.graphs) walk(*sub, rw);
+      }
       if (!mergeable(*n)) continue;
-      auto [it, fresh] = seen.emplace(key_of(*n), n);
+      key_of(*n, key);
+      auto [it, fresh] = seen.try_emplace(key, n);
       if (fresh) continue;
       ir::Node* first = it->second;
       if (!same_tensors(*first, *n)) continue;
