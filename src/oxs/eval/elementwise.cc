@@ -280,7 +280,7 @@ void where_kernel(KernelContext& ctx) {
         [&](int64_t i, const std::string& v) { so[static_cast<size_t>(i)] = v; });
     return;
   }
-  dispatch_bytes(ir::element_size(x.dtype()), [&](auto tag) {
+  dispatch_bytes(storage_size(x.dtype()), [&](auto tag) {
     using T = decltype(tag);
     const T* px = x.data<T>();
     const T* py = y.data<T>();

@@ -64,8 +64,10 @@ inline int float8_max_code(const Float8Format& f) {
 }
 
 inline uint8_t float8_encode(const Float8Format& f, float x, bool saturate) {
-  const uint8_t nan_code = f.fnuz ? 0x80 : 0x7F;
-  if (std::isnan(x)) return nan_code;
+  // E5M2 has several NaNs: 0x7E is float16's quiet NaN cut to a byte, the
+  // one ONNX's reference produces. NaN keeps its sign where the format has one.
+  const uint8_t nan_code = f.fnuz ? 0x80 : f.has_inf ? 0x7E : 0x7F;
+  if (std::isnan(x)) return uint8_t(nan_code | (!f.fnuz && std::signbit(x) ? 0x80 : 0));
   const bool neg = std::signbit(x);
   const float a = std::fabs(x);
   const int top = float8_max_code(f);
