@@ -170,13 +170,27 @@ void conv_k(KernelContext& ctx) {
 }
 
 void conv_integer_k(KernelContext& ctx) {
+  // Subtracting the zero point before padding with 0 is padding with the
+  // zero point (ONNX 1.23's reading). x's zero point is per tensor; w's per
+  // tensor or one per output channel (w's first dimension).
   auto shifted = [&](size_t i, size_t zp) {
     Tensor t = cast_tensor(ctx.tensor(i), DataType::Int32).clone();  // modified below
     if (const Tensor* z = ctx.optional_tensor(zp)) {
-      // Per-tensor zero points only (per-channel ones would be ignored).
-      int32_t zv = int32_t(scalar_int64(ctx, *z, i == 0 ? "x_zero_point" : "w_zero_point"));
+      const char* name = i == 0 ? "x_zero_point" : "w_zero_point";
       int32_t* p = t.mutable_data<int32_t>();
-      for (int64_t k = 0; k < t.numel(); ++k) p[k] -= zv;
+      if (i == 1 && z->numel() != 1 && t.rank() > 0) {
+        if (z->rank() != 1 || z->numel() != t.dim(0)) {
+          ctx.fail(std::string(name) + " has shape " + dims_to_string(z->dims()) +
+                   "; it must have one value or one per output channel (" +
+                   std::to_string(t.dim(0)) + ")");
+        }
+        const Tensor zv = cast_tensor(*z, DataType::Int32);
+        const int64_t per = t.dim(0) ? t.numel() / t.dim(0) : 0;
+        for (int64_t k = 0; k < t.numel(); ++k) p[k] -= zv.data<int32_t>()[k / per];
+      } else {
+        const auto zv = int32_t(scalar_int64(ctx, *z, name));
+        for (int64_t k = 0; k < t.numel(); ++k) p[k] -= zv;
+      }
     }
     return t;
   };
