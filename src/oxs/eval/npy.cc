@@ -291,7 +291,9 @@ std::string npy_bytes(const Tensor& t0) {
       break;
     default:
       throw Error(ErrorKind::Unsupported,
-                  "cannot write " + std::string(ir::dtype_name(t.dtype())) + " as .npy");
+                  "cannot write " + std::string(ir::dtype_name(t.dtype())) +
+                      " as .npy: numpy has no such type; print the values (--json) or Cast "
+                      "them to a numpy type in the model");
   }
   std::string shape = "(";
   for (size_t i = 0; i < t.rank(); ++i)
