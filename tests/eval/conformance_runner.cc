@@ -1,6 +1,8 @@
 // Runs the ONNX backend tests (libonnx-testdata) through eval::Session:
 // every test directory under the given suites, every test_data_set_*, with
-// onnx's backend tolerances (rtol 1e-3, atol 1e-7). Tests named in the
+// onnx's backend tolerances (rtol 1e-3, atol 1e-7); outputs of the narrow
+// types (float8, float8e8m0, float4e2m1, int4/uint4/int2/uint2) must match
+// bit for bit, code by code. Tests named in the
 // exclusion file are still run; a failing excluded test is reported as
 // excluded, a passing one as a stale exclusion (which fails the run, so the
 // list stays true). Ends with the line "N passed, N failed"; exits non-zero

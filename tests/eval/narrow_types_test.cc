@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <limits>
 
 #include "oxs/eval/convert/cast19.h"
@@ -12,6 +14,8 @@
 #include "oxs/eval/convert/narrow.h"
 #include "oxs/eval/kernel_util.h"
 #include "oxs/ir/error.h"
+#include "oxs/onnx/tensor_io.h"
+#include "oxs/onnx/wire/onnx_wire.pb.h"
 
 namespace oxs::eval {
 namespace {
@@ -90,6 +94,31 @@ TEST(NarrowPacking, Int4BitCastsToInt8) {
   EXPECT_EQ(b.data<int8_t>()[1], -7);
 }
 
+// ONNX stores a sub-byte tensor's packed bytes either in raw_data or one
+// byte per int32_data entry; both load to the same elements.
+TEST(NarrowPacking, Int32DataAndRawDataFormsLoadAlike) {
+  const auto dir = std::filesystem::path(::testing::TempDir());
+  auto load = [&](const std::string& name, bool raw) {
+    oxs::wire::TensorProto p;
+    p.set_name(name);
+    p.set_data_type(int32_t(DataType::Int4));
+    p.add_dims(3);
+    if (raw) {
+      p.set_raw_data(std::string("\x87\x0F", 2));
+    } else {
+      p.add_int32_data(0x87);
+      p.add_int32_data(0x0F);
+    }
+    const std::string path = (dir / (name + ".pb")).string();
+    std::ofstream(path, std::ios::binary) << p.SerializeAsString();
+    Tensor t = Tensor::from_ir(onnx::load_tensor(path));
+    std::filesystem::remove(path);
+    return elements(t);
+  };
+  EXPECT_EQ(load("typed", false), (std::vector<int>{7, -8, -1}));
+  EXPECT_EQ(load("raw", true), (std::vector<int>{7, -8, -1}));
+}
+
 TEST(Float8Conversion, E4M3FNHasNoInfinity) {
   const DataType t = DataType::Float8E4M3FN;
   EXPECT_EQ(f8(t, kInf), 0x7E);          // saturate: 448
@@ -114,6 +143,14 @@ TEST(Float8Conversion, RoundsHalfToEvenCode) {
   // The smallest subnormal is 2^-9; half of it ties to zero.
   EXPECT_EQ(f8(t, std::ldexp(1.f, -10)), 0x00);
   EXPECT_EQ(f8(t, std::ldexp(1.5f, -10)), 0x01);
+}
+
+TEST(Float8Conversion, DoublesRoundOnceNotThroughFloat) {
+  // Just above the 1 / 1.125 midpoint; through float it would be the tie
+  // itself and round to the even code 0x38.
+  std::vector<double> v = {1.0625 + 1e-12};
+  Tensor x = Tensor::of<double>(DataType::Double, {1}, v);
+  EXPECT_EQ(cast_rounding(x, DataType::Float8E4M3FN).data<uint8_t>()[0], 0x39);
 }
 
 TEST(Float8Conversion, FnuzFormatsHaveOneNaNAndNoNegativeZero) {

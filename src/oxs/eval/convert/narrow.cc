@@ -144,14 +144,18 @@ Tensor cast_narrow(const Tensor& t, DataType to, NarrowCastOptions options) {
     for (int64_t i = 0; i < n; ++i) po[i] = float4e2m1_encode(pw[i]);
     return out;
   }
-  const Tensor w = cast_tensor(t, DataType::Float);
-  const float* pw = w.data<float>();
   if (to == DataType::Float8E8M0) {
+    // E8M0 rounds on float's bits, as Cast-24 defines it.
+    const Tensor w = cast_tensor(t, DataType::Float);
+    const float* pw = w.data<float>();
     for (int64_t i = 0; i < n; ++i) {
       po[i] = float8e8m0_encode(pw[i], options.saturate, options.e8m0_rounding);
     }
     return out;
   }
+  // Doubles round once, straight to float8.
+  const Tensor w = cast_tensor(t, DataType::Double);
+  const double* pw = w.data<double>();
   const Float8Format f = float8_format(to);
   for (int64_t i = 0; i < n; ++i) po[i] = float8_encode(f, pw[i], options.saturate);
   return out;

@@ -158,8 +158,8 @@ void quantize_k(KernelContext& ctx) {
     // float8 types (-0 stays): done the same way, nonzero points added.
     const double z = ops.zero_point(j);
     if (z != 0 || (zp && out_type == DataType::Float4E2M1)) v += z;
-    po[i] = out_type == DataType::Float4E2M1 ? float4e2m1_encode(v)
-                                             : float8_encode(f8, float(v), saturate);
+    po[i] =
+        out_type == DataType::Float4E2M1 ? float4e2m1_encode(v) : float8_encode(f8, v, saturate);
   }
 }
 
