@@ -9,6 +9,7 @@
 #include <fstream>
 #include <limits>
 
+#include "one_op.h"
 #include "oxs/eval/convert/cast19.h"
 #include "oxs/eval/convert/float8.h"
 #include "oxs/eval/convert/narrow.h"
@@ -245,6 +246,31 @@ TEST(SubByteIntConversion, WidensExactlyToEveryType) {
   // Narrow to narrow goes through the wide type: int4 -8 to float8 is -8.
   Tensor e = cast_rounding(t, DataType::Float8E4M3FN);
   EXPECT_EQ(e.get_as_double(1), -8.0);
+}
+
+// Ops that move elements without reading them (ONNX 1.23 lists the 4- and
+// 2-bit types for them) work on the unpacked bytes.
+TEST(NarrowOps, ShapeOpsMoveSubByteElements) {
+  Tensor x = Tensor::from_ir(packed(DataType::Int4, {2, 3}, std::string("\x21\x83\xF7", 3)));
+  ASSERT_EQ(elements(x), (std::vector<int>{1, 2, 3, -8, 7, -1}));
+  Value t = run_one_op(
+      "Transpose", {x},
+      [](ir::Node* n) {
+        n->set_attr(ir::Attr::of_ints("perm", {1, 0}));
+      },
+      25);
+  EXPECT_EQ(t.tensor().dtype(), DataType::Int4);
+  EXPECT_EQ(elements(t.tensor()), (std::vector<int>{1, -8, 2, 7, 3, -1}));
+  EXPECT_EQ(bytes_of(t.tensor().to_ir()), std::string("\x81\x72\xF3", 3));
+  std::vector<int64_t> shape = {3, 2};
+  Value r = run_one_op("Reshape", {x, Tensor::of<int64_t>(DataType::Int64, {2}, shape)}, {}, 25);
+  EXPECT_EQ(r.tensor().dims(), (Dims{3, 2}));
+  EXPECT_EQ(elements(r.tensor()), elements(x));
+  Value f = run_one_op(
+      "Flatten", {x}, [](ir::Node* n) { n->set_attr(ir::Attr::of_int("axis", 0)); }, 25);
+  EXPECT_EQ(elements(f.tensor()), elements(x));
+  Value s = run_one_op("Size", {x}, {}, 25);
+  EXPECT_EQ(s.tensor().data<int64_t>()[0], 6);
 }
 
 }  // namespace

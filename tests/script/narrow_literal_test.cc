@@ -86,6 +86,28 @@ TEST(NarrowLiterals, EveryNarrowTypeRoundTripsByteForByte) {
       << d.source;
 }
 
+// With --weights the packed bytes go to the side file as they are, NaN codes
+// that make_tensor cannot say included.
+TEST(NarrowLiterals, SideFileKeepsPackedBytes) {
+  auto i4 = raw_tensor("i4", DataType::Int4, {3}, std::string("\x87\x0F", 2));
+  auto f8 = raw_tensor("f8", DataType::Float8E4M3FN, {3}, std::string("\x38\xFF\x7F", 3));
+  DecompileOptions o;
+  o.weights_file = "narrow.weights";
+  o.max_inline_elements = 0;
+  DecompileResult d = decompile(model_of({i4, f8}), o);
+  EXPECT_NE(d.source.find("external_tensor('i4', TensorProto.INT4, [3], 'narrow.weights', "
+                          "offset=0, length=2)"),
+            std::string::npos)
+      << d.source;
+  CompileOptions c;
+  c.external_data = [&](const std::string&, int64_t offset, int64_t length, const std::string&) {
+    return std::make_shared<ir::OwnedStorage>(d.weights.substr(size_t(offset), size_t(length)));
+  };
+  ir::Model back = compile(SourceFile("narrow.py", d.source), c);
+  EXPECT_EQ(bytes_named(back, "i4"), std::string("\x87\x0F", 2));
+  EXPECT_EQ(bytes_named(back, "f8"), std::string("\x38\xFF\x7F", 3));
+}
+
 TEST(NarrowLiterals, ANaNMakeTensorCannotSayIsAnErrorNamingTheTensor) {
   // E4M3FN 0xFF is -NaN; make_tensor's NaN is 0x7F.
   ir::Model m = model_of({raw_tensor("scales", DataType::Float8E4M3FN, {2}, "\x38\xFF")});
