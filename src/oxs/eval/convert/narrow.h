@@ -47,8 +47,13 @@ uint8_t float4e2m1_encode(double x);
 // define it: `up` rounds a value between two powers of two to the larger,
 // `down` to the smaller, `nearest` to the closer with ties up. Out of range
 // (above 2^127, below 2^-127, zero, infinity) saturates to the largest or
-// smallest code when `saturate`, else gives NaN. The type has no sign: a
-// negative x (unspecified by ONNX) is taken by its magnitude.
+// smallest code when `saturate`, else gives NaN (the Cast spec's table; the
+// reference implementation turns infinity into NaN even when saturating).
+// The type has no sign: a negative x (unspecified by ONNX) is taken by its
+// magnitude. For normal floats this is bit for bit what ONNX's reference
+// does on the float's exponent and mantissa bits; for subnormal floats the
+// reference's bit trick is off by one power of two (2^-127 rounds "up" to
+// 2^-126), and oxs gives the exact answer instead.
 enum class E8M0Rounding { Up, Down, Nearest };
 uint8_t float8e8m0_encode(float x, bool saturate, E8M0Rounding mode);
 
