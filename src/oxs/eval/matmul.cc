@@ -33,8 +33,11 @@ void set_sgemm_avx512_enabled(bool on) {
 }
 
 bool gemm_f32_uses_avx512(int64_t m, int64_t n, int64_t k) {
-  if (!sgemm_avx512_supported() || !avx512_wanted()) return false;
-  return openblas_get_num_threads() == 1 || double(m) * double(n) * double(k) <= double(1 << 21);
+  (void)m, (void)n, (void)k;
+  // Always when available: OpenBLAS 0.3.21 picks slow kernels on newer
+  // AVX-512 CPUs (SSE3 "Prescott" ones on Sapphire Rapids), and the AVX-512
+  // SGEMM is split over the session's thread pool itself.
+  return sgemm_avx512_supported() && avx512_wanted();
 }
 
 void gemm_f32(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
@@ -91,11 +94,20 @@ Tensor matmul_tensors(const KernelContext& ctx, const Tensor& a0, const Tensor& 
   int64_t nb = checked_numel(batch);
   auto sa = broadcast_strides(ab, batch), sb = broadcast_strides(bb, batch);
   auto bs = row_major_strides(batch);
+  // B shared by every batch entry (a weight matrix, as in x[L, N, E] x W[E, F]):
+  // A's batch rows are contiguous, so the whole product is one GEMM of
+  // (batch * m) rows, B packed once instead of once per batch entry. Each
+  // output element sums over k in the same order either way.
+  const bool b_shared = checked_numel(bb) == 1 && checked_numel(ab) == nb;
   dispatch_arith(a.dtype(), [&](auto tag) {
     using T = decltype(tag);
     const T* pa = a.data<T>();
     const T* pb = b.data<T>();
     T* po = out.mutable_data<T>();
+    if (b_shared && nb > 1) {
+      gemm<T>(false, false, nb * m, n, k, 1, pa, k, pb, n, 0, po, n);
+      return;
+    }
     for (int64_t i = 0; i < nb; ++i) {
       int64_t ia = 0, ib = 0;
       for (size_t d = 0; d < batch.size(); ++d) {
@@ -115,9 +127,53 @@ Tensor matmul_tensors(const KernelContext& ctx, const Tensor& a0, const Tensor& 
 
 namespace {
 
+// A float weight (an initializer) packed for the AVX-512 SGEMM, kept in the
+// node's kernel state. `source` holds the weight's buffer, so a later call
+// with the same data pointer is the same tensor (the buffer cannot have been
+// freed and reused); any other tensor is packed afresh.
+struct PackedWeight {
+  Tensor source;
+  bool tb = false;
+  std::shared_ptr<const PackedB> packed;
+};
+
+const PackedB* constant_packed_b(const KernelContext& ctx, size_t input, const Tensor& b, bool tb,
+                                 int64_t k, int64_t n) {
+  if (b.dtype() != DataType::Float || k <= 0 || n <= 0 || !gemm_f32_uses_avx512(0, n, k)) {
+    return nullptr;
+  }
+  const ir::Value* v = input < ctx.node().num_inputs() ? ctx.node().input(input) : nullptr;
+  std::shared_ptr<void>* slot = ctx.state_slot();
+  if (!v || !v->is_initializer() || !v->const_value() || !slot) return nullptr;
+  auto st = std::static_pointer_cast<PackedWeight>(*slot);
+  if (!st || st->source.raw() != b.raw() || st->source.dims() != b.dims() || st->tb != tb) {
+    st = std::make_shared<PackedWeight>();
+    st->source = b;
+    st->tb = tb;
+    st->packed = sgemm_avx512_pack_b(tb, k, n, b.data<float>(), b.dim(1));
+    *slot = st;
+  }
+  return st->packed.get();
+}
+
 void matmul_k(KernelContext& ctx) {
-  require_same_dtype(ctx, ctx.tensor(0), ctx.tensor(1));
-  ctx.set_output(0, matmul_tensors(ctx, ctx.tensor(0), ctx.tensor(1)));
+  const Tensor& a = ctx.tensor(0);
+  const Tensor& b = ctx.tensor(1);
+  require_same_dtype(ctx, a, b);
+  // x [..., k] times a constant weight W [k, n]: one GEMM over all rows of x
+  // with W packed once per session.
+  if (a.rank() >= 2 && b.rank() == 2 && a.dim(a.rank() - 1) == b.dim(0)) {
+    const int64_t k = b.dim(0), n = b.dim(1);
+    if (const PackedB* pb = constant_packed_b(ctx, 1, b, false, k, n)) {
+      Dims od = a.dims();
+      od.back() = n;
+      Tensor& out = ctx.alloc_output(0, DataType::Float, od);
+      sgemm_avx512_packed(false, a.numel() / k, 1.0f, a.data<float>(), k, *pb, 0.0f,
+                          out.mutable_data<float>(), n);
+      return;
+    }
+  }
+  ctx.set_output(0, matmul_tensors(ctx, a, b));
 }
 
 void gemm_k(KernelContext& ctx) {
@@ -137,6 +193,12 @@ void gemm_k(KernelContext& ctx) {
   } else {
     out = Tensor(a.dtype(), {m, n});
     beta = 0;
+  }
+  if (const PackedB* pb = constant_packed_b(ctx, 1, b, tb, k, n)) {
+    sgemm_avx512_packed(ta, m, alpha, a.data<float>(), a.dim(1), *pb, beta,
+                        out.mutable_data<float>(), n);
+    ctx.set_output(0, out);
+    return;
   }
   dispatch_arith(a.dtype(), [&](auto tag) {
     using T = decltype(tag);

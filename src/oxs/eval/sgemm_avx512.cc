@@ -1,4 +1,4 @@
-// A single-threaded AVX-512 SGEMM (gemm.h: sgemm_avx512). Why it exists:
+// An AVX-512 SGEMM (gemm.h: sgemm_avx512), split over the session's threads. Why it exists:
 // Debian's OpenBLAS 0.3.21 does not recognise newer AVX-512 CPUs (AMD Zen 4/5)
 // and runs its AVX2 (Haswell) kernel there, at half the FMA width. This is
 // the textbook blocked GEMM (BLIS loop order): B is packed in panels of NR
@@ -15,6 +15,7 @@
 #include <memory>
 
 #include "oxs/eval/gemm.h"
+#include "oxs/eval/parallel/thread_pool.h"
 
 namespace oxs::eval {
 
@@ -89,8 +90,11 @@ struct MatrixB {
   bool tb;
   const float* b;
   int64_t ldb;
-  __attribute__((target("avx512f"))) void pack(int64_t p0, int64_t kc, int64_t j0, int64_t nc,
-                                               float* bp) const {
+  // The same matrix from column j0 on (a thread's share of the columns).
+  MatrixB from_column(int64_t j0) const { return {tb, tb ? b + j0 * ldb : b + j0, ldb}; }
+  // Packs into bp and returns it.
+  __attribute__((target("avx512f"))) const float* pack(int64_t p0, int64_t kc, int64_t j0,
+                                                       int64_t nc, float* bp) const {
     if (!tb) {
       // Row by row, so the reads are sequential (B is often a weight matrix
       // coming from memory; panel-by-panel reads would touch kc rows at once).
@@ -103,7 +107,7 @@ struct MatrixB {
           _mm512_store_ps(dst + 16, _mm512_maskz_loadu_ps(mask_hi(cols), src + jr + 16));
         }
       }
-      return;
+      return bp;
     }
     for (int64_t jr = 0; jr < nc; jr += NR) {
       const int64_t cols = std::min(NR, nc - jr);
@@ -114,19 +118,37 @@ struct MatrixB {
         }
       }
     }
+    return bp;
+  }
+};
+
+// A B packed once (sgemm_avx512_pack_b): depth block pc holds all columns as
+// panels of NR, panel p at data + pc * n_pad + p * NR * kc, so any column
+// offset that is a multiple of NR is a pointer into it.
+struct PrepackedB {
+  const PackedB& packed;
+  int64_t j_base = 0;
+  PrepackedB from_column(int64_t j0) const { return {packed, j_base + j0}; }
+  const float* pack(int64_t p0, int64_t kc, int64_t j0, int64_t, float*) const {
+    return packed.data.get() + p0 * packed.n_pad + (j_base + j0) * kc;
   }
 };
 
 // Packs a block of a B that a RowSource produces row by row.
 struct SourceB {
   const RowSource& src;
-  void pack(int64_t p0, int64_t kc, int64_t j0, int64_t nc, float* bp) const {
-    for (int64_t kk = 0; kk < kc; ++kk) src.fill(src.self, p0 + kk, j0, nc, bp + kk * NR, kc * NR);
+  int64_t j_base = 0;
+  SourceB from_column(int64_t j0) const { return {src, j_base + j0}; }
+  const float* pack(int64_t p0, int64_t kc, int64_t j0, int64_t nc, float* bp) const {
+    for (int64_t kk = 0; kk < kc; ++kk) {
+      src.fill(src.self, p0 + kk, j_base + j0, nc, bp + kk * NR, kc * NR);
+    }
     if (int64_t tail = nc % NR) {  // zero the last panel past column nc
       float* last = bp + (nc - tail) * kc;
       for (int64_t kk = 0; kk < kc; ++kk)
         std::fill(last + kk * NR + tail, last + (kk + 1) * NR, 0.0f);
     }
+    return bp;
   }
 };
 
@@ -182,7 +204,7 @@ void blocked(int64_t m, int64_t n, int64_t k, float alpha, bool ta, const float*
     for (int64_t pc = 0; pc < k; pc += KC) {
       const int64_t kc = std::min(KC, k - pc);
       const bool overwrite = pc == 0 && beta == 0;
-      pb.pack(pc, kc, jc, nc, bp);
+      const float* bpk = pb.pack(pc, kc, jc, nc, bp);
       for (int64_t ic = 0; ic < m; ic += MC) {
         const int64_t mc = std::min(MC, m - ic);
         if (whole) {
@@ -192,12 +214,36 @@ void blocked(int64_t m, int64_t n, int64_t k, float alpha, bool ta, const float*
         }
         for (int64_t jr = 0; jr < nc; jr += NR) {
           for (int64_t ir = 0; ir < mc; ir += MR) {
-            micro_kernel(kc, ap + ir * kc, bp + jr * kc, c + (ic + ir) * ldc + jc + jr, ldc,
+            micro_kernel(kc, ap + ir * kc, bpk + jr * kc, c + (ic + ir) * ldc + jc + jr, ldc,
                          std::min(MR, mc - ir), std::min(NR, nc - jr), overwrite);
           }
         }
       }
     }
+  }
+}
+
+// `blocked` split over the current thread pool: by panels of NR columns when
+// C is at least as wide as tall, else by panels of MR rows. Every element of
+// C is computed by one thread with the same depth blocks in the same order,
+// so the result does not depend on the thread count.
+template <class PackB>
+void blocked_parallel(int64_t m, int64_t n, int64_t k, float alpha, bool ta, const float* a,
+                      int64_t lda, const PackB& pb, float beta, float* c, int64_t ldc) {
+  const double flops = 2.0 * double(m) * double(n) * double(k);
+  if (n >= m) {
+    const int64_t panels = (n + NR - 1) / NR;
+    parallel_for(panels, flops / double(panels), [&](int64_t p0, int64_t p1) {
+      const int64_t j0 = p0 * NR, j1 = std::min(n, p1 * NR);
+      blocked(m, j1 - j0, k, alpha, ta, a, lda, pb.from_column(j0), beta, c + j0, ldc);
+    });
+  } else {
+    const int64_t panels = (m + MR - 1) / MR;
+    parallel_for(panels, flops / double(panels), [&](int64_t p0, int64_t p1) {
+      const int64_t i0 = p0 * MR, i1 = std::min(m, p1 * MR);
+      blocked(i1 - i0, n, k, alpha, ta, ta ? a + i0 : a + i0 * lda, lda, pb, beta, c + i0 * ldc,
+              ldc);
+    });
   }
 }
 
@@ -223,14 +269,43 @@ void sgemm_avx512(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha
     if (k <= 0) return;
     beta = 1;
   }
-  blocked(m, n, k, alpha, ta, a, lda, MatrixB{tb, b, ldb}, beta, c, ldc);
+  blocked_parallel(m, n, k, alpha, ta, a, lda, MatrixB{tb, b, ldb}, beta, c, ldc);
+}
+
+std::shared_ptr<const PackedB> sgemm_avx512_pack_b(bool tb, int64_t k, int64_t n, const float* b,
+                                                   int64_t ldb) {
+  auto p = std::make_shared<PackedB>();
+  p->k = k;
+  p->n = n;
+  p->n_pad = (n + NR - 1) / NR * NR;
+  const size_t floats = size_t(std::max<int64_t>(1, k * p->n_pad));
+  void* mem = std::aligned_alloc(64, (floats * sizeof(float) + 63) / 64 * 64);
+  if (!mem) throw std::bad_alloc();
+  p->data.reset(static_cast<float*>(mem), [](float* q) { std::free(q); });
+  const MatrixB src{tb, b, ldb};
+  for (int64_t pc = 0; pc < k; pc += KC) {
+    src.pack(pc, std::min(KC, k - pc), 0, n, p->data.get() + pc * p->n_pad);
+  }
+  return p;
+}
+
+void sgemm_avx512_packed(bool ta, int64_t m, float alpha, const float* a, int64_t lda,
+                         const PackedB& b, float beta, float* c, int64_t ldc) {
+  const int64_t n = b.n, k = b.k;
+  if (m <= 0 || n <= 0) return;
+  if (k <= 0 || (beta != 0 && beta != 1)) {
+    scale_c(m, n, beta, c, ldc);
+    if (k <= 0) return;
+    beta = 1;
+  }
+  blocked_parallel(m, n, k, alpha, ta, a, lda, PrepackedB{b}, beta, c, ldc);
 }
 
 void sgemm_avx512_rows(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda,
                        const RowSource& b, float beta, float* c, int64_t ldc) {
   if (m <= 0 || n <= 0) return;
   if (k <= 0) return scale_c(m, n, beta, c, ldc);
-  blocked(m, n, k, 1.0f, false, a, lda, SourceB{b}, beta, c, ldc);
+  blocked_parallel(m, n, k, 1.0f, false, a, lda, SourceB{b}, beta, c, ldc);
 }
 
 }  // namespace oxs::eval
