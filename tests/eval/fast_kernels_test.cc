@@ -194,6 +194,46 @@ TEST(Threads, MatMulConvAndGemmAreBitIdenticalAcrossThreadCounts) {
   expect_identical(gemm.run({ga, gb}, 1), gemm.run({ga, gb}, 3));
 }
 
+// Weights that are initializers are packed once per session (kernel state);
+// the same weights fed as inputs take the per-call packing. Both must give
+// the same bits, on the first run and on later runs from the cache.
+TEST(PackedWeights, InitializerWeightsGiveTheSameBitsAsFedOnes) {
+  struct Case {
+    std::string op;
+    Tensor x, w;
+    std::function<void(ir::Node*)> attrs;
+  };
+  std::vector<Case> cases;
+  cases.push_back({"MatMul", random_floats({2, 37, 96}, 1), random_floats({96, 70}, 2), {}});
+  cases.push_back({"Gemm", random_floats({33, 64}, 3), random_floats({50, 64}, 4),
+                   [](ir::Node* n) { n->set_attr(ir::Attr::of_int("transB", 1)); }});
+  cases.push_back(
+      {"Conv", random_floats({1, 8, 12, 12}, 5), random_floats({12, 4, 3, 3}, 6), [](ir::Node* n) {
+         n->set_attr(ir::Attr::of_ints("pads", {1, 1, 1, 1}));
+         n->set_attr(ir::Attr::of_int("group", 2));
+       }});
+  cases.push_back({"Conv", random_floats({1, 16, 9, 9}, 7), random_floats({24, 16, 1, 1}, 8), {}});
+  for (Case& c : cases) {
+    SCOPED_TRACE(c.op + " " + dims_to_string(c.w.dims()));
+    OneNode fed(c.op, 13, {c.x, c.w}, c.attrs);
+    const Tensor want = fed.run({c.x, c.w}, 1);
+    ir::Model m;
+    m.opset_imports = {{"", 13}};
+    ir::Value* x = m.graph->add_input("x0", ir::Type::tensor(DataType::Float));
+    ir::Value* w = m.graph->add_initializer("w", std::make_shared<ir::Tensor>(c.w.to_ir()));
+    ir::Value* ins[] = {x, w};
+    ir::Node* n = m.graph->create_node(c.op, ins);
+    if (c.attrs) c.attrs(n);
+    m.graph->add_output(n->output(0));
+    for (int threads : {1, 3}) {
+      SessionOptions o;
+      o.threads = threads;
+      Session s(m, o);
+      for (int run = 0; run < 2; ++run) expect_identical(s.run({{"x0", c.x}})[0].tensor(), want);
+    }
+  }
+}
+
 TEST(Threads, NegativeThreadCountIsAUsageError) {
   ir::Model m;
   m.opset_imports = {{"", 13}};

@@ -202,11 +202,14 @@ struct Im2colRows {
 // the buffer in L2 while OpenBLAS packs it.
 inline constexpr int64_t kColBandBytes = int64_t(1) << 20;
 
+// W packed once per group (fast/packed_weights.h), or null.
+using PackedGroups = std::vector<std::shared_ptr<const PackedA>>;
+
 // y: [n, m, out...], already holding the bias (or zeros). x: [n, c, in...],
-// w: [m, c/group, kernel...].
+// w: [m, c/group, kernel...]; `packed` (float only) is w packed per group.
 template <class T>
 void conv_forward(const T* x, const T* w, T* y, int64_t n, int64_t c, int64_t m, int64_t group,
-                  const Window& win) {
+                  const Window& win, const PackedGroups* packed = nullptr) {
   using C = compute_t<T>;
   const int64_t cg = c / group, mg = m / group, K = win.kernel_numel(), P = win.out_numel();
   const int64_t CK = cg * K;
@@ -222,6 +225,15 @@ void conv_forward(const T* x, const T* w, T* y, int64_t n, int64_t c, int64_t m,
     const T* xb = x + b * c * in_n;
     T* yb = y + b * m * P;
     if (pointwise) {  // in_n == P: X_g [cg, P] is the right operand as it is
+      if constexpr (std::is_same_v<T, float>) {
+        if (packed) {
+          for (int64_t g = 0; g < group; ++g) {
+            sgemm_avx512_packed_a(*(*packed)[size_t(g)], P, xb + g * cg * in_n, P, 1.0f,
+                                  yb + g * mg * P, P);
+          }
+          continue;
+        }
+      }
       for (int64_t g = 0; g < group; ++g) {
         gemm<T>(false, false, mg, P, cg, C(1), w + g * mg * CK, CK, xb + g * cg * in_n, P, C(1),
                 yb + g * mg * P, P);
@@ -241,8 +253,12 @@ void conv_forward(const T* x, const T* w, T* y, int64_t n, int64_t c, int64_t m,
           gemm_f32_uses_avx512(mg, P, CK)) {
         for (int64_t g = 0; g < group; ++g) {
           Im2colRows src{xb + g * cg * in_n, geom3(win)};
-          sgemm_avx512_rows(mg, P, CK, w + g * mg * CK, CK, RowSource{&src, &Im2colRows::fill},
-                            1.0f, yb + g * mg * P, P);
+          const RowSource rows{&src, &Im2colRows::fill};
+          if (packed) {
+            sgemm_avx512_rows_packed(*(*packed)[size_t(g)], P, rows, 1.0f, yb + g * mg * P, P);
+          } else {
+            sgemm_avx512_rows(mg, P, CK, w + g * mg * CK, CK, rows, 1.0f, yb + g * mg * P, P);
+          }
         }
         continue;
       }

@@ -49,6 +49,20 @@ std::shared_ptr<const PackedB> sgemm_avx512_pack_b(bool tb, int64_t k, int64_t n
 void sgemm_avx512_packed(bool ta, int64_t m, float alpha, const float* a, int64_t lda,
                          const PackedB& b, float beta, float* c, int64_t ldc);
 
+// A [m, k] (row-major, alpha 1) packed once, for a constant left operand
+// (Conv's weights, one per group).
+struct PackedA {
+  int64_t m = 0, k = 0, m_pad = 0;
+  std::shared_ptr<float> data;
+};
+std::shared_ptr<const PackedA> sgemm_avx512_pack_a(int64_t m, int64_t k, const float* a,
+                                                   int64_t lda);
+// C [m, n] = A x B + beta * C (beta 0 or 1 for the RowSource form).
+void sgemm_avx512_rows_packed(const PackedA& a, int64_t n, const RowSource& b, float beta, float* c,
+                              int64_t ldc);
+void sgemm_avx512_packed_a(const PackedA& a, int64_t n, const float* b, int64_t ldb, float beta,
+                           float* c, int64_t ldc);
+
 void gemm_f32(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
               int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc);
 void gemm_f64(bool ta, bool tb, int64_t m, int64_t n, int64_t k, double alpha, const double* a,

@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "oxs/eval/broadcast.h"
+#include "oxs/eval/fast/packed_weights.h"
 #include "oxs/eval/gemm.h"
 #include "oxs/eval/kernel_util.h"
 #include "oxs/eval/validate/checked.h"
@@ -127,35 +128,6 @@ Tensor matmul_tensors(const KernelContext& ctx, const Tensor& a0, const Tensor& 
 
 namespace {
 
-// A float weight (an initializer) packed for the AVX-512 SGEMM, kept in the
-// node's kernel state. `source` holds the weight's buffer, so a later call
-// with the same data pointer is the same tensor (the buffer cannot have been
-// freed and reused); any other tensor is packed afresh.
-struct PackedWeight {
-  Tensor source;
-  bool tb = false;
-  std::shared_ptr<const PackedB> packed;
-};
-
-const PackedB* constant_packed_b(const KernelContext& ctx, size_t input, const Tensor& b, bool tb,
-                                 int64_t k, int64_t n) {
-  if (b.dtype() != DataType::Float || k <= 0 || n <= 0 || !gemm_f32_uses_avx512(0, n, k)) {
-    return nullptr;
-  }
-  const ir::Value* v = input < ctx.node().num_inputs() ? ctx.node().input(input) : nullptr;
-  std::shared_ptr<void>* slot = ctx.state_slot();
-  if (!v || !v->is_initializer() || !v->const_value() || !slot) return nullptr;
-  auto st = std::static_pointer_cast<PackedWeight>(*slot);
-  if (!st || st->source.raw() != b.raw() || st->source.dims() != b.dims() || st->tb != tb) {
-    st = std::make_shared<PackedWeight>();
-    st->source = b;
-    st->tb = tb;
-    st->packed = sgemm_avx512_pack_b(tb, k, n, b.data<float>(), b.dim(1));
-    *slot = st;
-  }
-  return st->packed.get();
-}
-
 void matmul_k(KernelContext& ctx) {
   const Tensor& a = ctx.tensor(0);
   const Tensor& b = ctx.tensor(1);
@@ -164,7 +136,7 @@ void matmul_k(KernelContext& ctx) {
   // with W packed once per session.
   if (a.rank() >= 2 && b.rank() == 2 && a.dim(a.rank() - 1) == b.dim(0)) {
     const int64_t k = b.dim(0), n = b.dim(1);
-    if (const PackedB* pb = constant_packed_b(ctx, 1, b, false, k, n)) {
+    if (const PackedB* pb = fast::packed_weight_b(ctx, 1, b, false, k, n)) {
       Dims od = a.dims();
       od.back() = n;
       Tensor& out = ctx.alloc_output(0, DataType::Float, od);
@@ -194,7 +166,7 @@ void gemm_k(KernelContext& ctx) {
     out = Tensor(a.dtype(), {m, n});
     beta = 0;
   }
-  if (const PackedB* pb = constant_packed_b(ctx, 1, b, tb, k, n)) {
+  if (const PackedB* pb = fast::packed_weight_b(ctx, 1, b, tb, k, n)) {
     sgemm_avx512_packed(ta, m, alpha, a.data<float>(), a.dim(1), *pb, beta,
                         out.mutable_data<float>(), n);
     ctx.set_output(0, out);

@@ -186,19 +186,52 @@ __attribute__((target("avx512f"))) void micro_kernel(int64_t kc, const float* ap
   }
 }
 
-// The BLIS loop nest over packed blocks; B comes from `pb` (MatrixB or
-// SourceB). beta is 0 or 1 here.
-template <class PackB>
-void blocked(int64_t m, int64_t n, int64_t k, float alpha, bool ta, const float* a, int64_t lda,
-             const PackB& pb, float beta, float* c, int64_t ldc) {
-  float* bp = pack_buffer(1);
-  // All of A packed up front: block (pc, ic) at whole + pc * m_pad + ic * kc.
-  const int64_t m_pad = (m + MR - 1) / MR * MR;
-  float* whole = m_pad * k <= kPackOnce ? whole_a_buffer() : nullptr;
-  for (int64_t pc = 0; whole && pc < k; pc += KC) {
-    pack_a(ta, a, lda, 0, m, pc, std::min(KC, k - pc), alpha, whole + pc * m_pad);
+// The left operand: alpha * op(A) packed per call, or a PackedA (packed
+// once, alpha 1) from row i_base on.
+struct ARows {
+  bool ta;
+  const float* a;
+  int64_t lda;
+  float alpha;
+  const PackedA* pre = nullptr;
+  int64_t i_base = 0;
+  ARows from_row(int64_t i0) const {
+    ARows r = *this;
+    if (pre) {
+      r.i_base += i0;
+    } else {
+      r.a = ta ? a + i0 : a + i0 * lda;
+    }
+    return r;
   }
-  float* ap = whole ? nullptr : pack_buffer(0);
+};
+
+// The BLIS loop nest over packed blocks; B comes from `pb` (MatrixB,
+// PrepackedB or SourceB). beta is 0 or 1 here.
+template <class PackB>
+void blocked(int64_t m, int64_t n, int64_t k, const ARows& A, const PackB& pb, float beta, float* c,
+             int64_t ldc) {
+  const bool ta = A.ta;
+  const float* a = A.a;
+  const int64_t lda = A.lda;
+  const float alpha = A.alpha;
+  float* bp = pack_buffer(1);
+  // All of A packed up front: block (pc, ic) at whole + pc * m_pad + ic * kc
+  // (the layout of a PackedA too).
+  int64_t m_pad = (m + MR - 1) / MR * MR;
+  const float* whole = nullptr;
+  if (A.pre) {
+    m_pad = A.pre->m_pad;
+    whole = A.pre->data.get();
+  } else if (m_pad * k <= kPackOnce) {
+    float* w = whole_a_buffer();
+    for (int64_t pc = 0; pc < k; pc += KC) {
+      pack_a(ta, a, lda, 0, m, pc, std::min(KC, k - pc), alpha, w + pc * m_pad);
+    }
+    whole = w;
+  }
+  float* ap_buf = whole ? nullptr : pack_buffer(0);
+  const float* ap = ap_buf;
   for (int64_t jc = 0; jc < n; jc += NC) {
     const int64_t nc = std::min(NC, n - jc);
     for (int64_t pc = 0; pc < k; pc += KC) {
@@ -207,10 +240,12 @@ void blocked(int64_t m, int64_t n, int64_t k, float alpha, bool ta, const float*
       const float* bpk = pb.pack(pc, kc, jc, nc, bp);
       for (int64_t ic = 0; ic < m; ic += MC) {
         const int64_t mc = std::min(MC, m - ic);
-        if (whole) {
+        if (A.pre) {
+          ap = A.pre->data.get() + pc * m_pad + (A.i_base + ic) * kc;
+        } else if (whole) {
           ap = whole + pc * m_pad + ic * kc;
         } else {
-          pack_a(ta, a, lda, ic, mc, pc, kc, alpha, ap);
+          pack_a(ta, a, lda, ic, mc, pc, kc, alpha, ap_buf);
         }
         for (int64_t jr = 0; jr < nc; jr += NR) {
           for (int64_t ir = 0; ir < mc; ir += MR) {
@@ -228,21 +263,20 @@ void blocked(int64_t m, int64_t n, int64_t k, float alpha, bool ta, const float*
 // C is computed by one thread with the same depth blocks in the same order,
 // so the result does not depend on the thread count.
 template <class PackB>
-void blocked_parallel(int64_t m, int64_t n, int64_t k, float alpha, bool ta, const float* a,
-                      int64_t lda, const PackB& pb, float beta, float* c, int64_t ldc) {
+void blocked_parallel(int64_t m, int64_t n, int64_t k, const ARows& A, const PackB& pb, float beta,
+                      float* c, int64_t ldc) {
   const double flops = 2.0 * double(m) * double(n) * double(k);
   if (n >= m) {
     const int64_t panels = (n + NR - 1) / NR;
     parallel_for(panels, flops / double(panels), [&](int64_t p0, int64_t p1) {
       const int64_t j0 = p0 * NR, j1 = std::min(n, p1 * NR);
-      blocked(m, j1 - j0, k, alpha, ta, a, lda, pb.from_column(j0), beta, c + j0, ldc);
+      blocked(m, j1 - j0, k, A, pb.from_column(j0), beta, c + j0, ldc);
     });
   } else {
     const int64_t panels = (m + MR - 1) / MR;
     parallel_for(panels, flops / double(panels), [&](int64_t p0, int64_t p1) {
       const int64_t i0 = p0 * MR, i1 = std::min(m, p1 * MR);
-      blocked(i1 - i0, n, k, alpha, ta, ta ? a + i0 : a + i0 * lda, lda, pb, beta, c + i0 * ldc,
-              ldc);
+      blocked(i1 - i0, n, k, A.from_row(i0), pb, beta, c + i0 * ldc, ldc);
     });
   }
 }
@@ -269,7 +303,7 @@ void sgemm_avx512(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha
     if (k <= 0) return;
     beta = 1;
   }
-  blocked_parallel(m, n, k, alpha, ta, a, lda, MatrixB{tb, b, ldb}, beta, c, ldc);
+  blocked_parallel(m, n, k, ARows{ta, a, lda, alpha}, MatrixB{tb, b, ldb}, beta, c, ldc);
 }
 
 std::shared_ptr<const PackedB> sgemm_avx512_pack_b(bool tb, int64_t k, int64_t n, const float* b,
@@ -298,14 +332,49 @@ void sgemm_avx512_packed(bool ta, int64_t m, float alpha, const float* a, int64_
     if (k <= 0) return;
     beta = 1;
   }
-  blocked_parallel(m, n, k, alpha, ta, a, lda, PrepackedB{b}, beta, c, ldc);
+  blocked_parallel(m, n, k, ARows{ta, a, lda, alpha}, PrepackedB{b}, beta, c, ldc);
 }
 
 void sgemm_avx512_rows(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda,
                        const RowSource& b, float beta, float* c, int64_t ldc) {
   if (m <= 0 || n <= 0) return;
   if (k <= 0) return scale_c(m, n, beta, c, ldc);
-  blocked_parallel(m, n, k, 1.0f, false, a, lda, SourceB{b}, beta, c, ldc);
+  blocked_parallel(m, n, k, ARows{false, a, lda, 1.0f}, SourceB{b}, beta, c, ldc);
+}
+
+std::shared_ptr<const PackedA> sgemm_avx512_pack_a(int64_t m, int64_t k, const float* a,
+                                                   int64_t lda) {
+  auto p = std::make_shared<PackedA>();
+  p->m = m;
+  p->k = k;
+  p->m_pad = (m + MR - 1) / MR * MR;
+  const size_t floats = size_t(std::max<int64_t>(1, k * p->m_pad));
+  void* mem = std::aligned_alloc(64, (floats * sizeof(float) + 63) / 64 * 64);
+  if (!mem) throw std::bad_alloc();
+  p->data.reset(static_cast<float*>(mem), [](float* q) { std::free(q); });
+  for (int64_t pc = 0; pc < k; pc += KC) {
+    pack_a(false, a, lda, 0, m, pc, std::min(KC, k - pc), 1.0f, p->data.get() + pc * p->m_pad);
+  }
+  return p;
+}
+
+void sgemm_avx512_rows_packed(const PackedA& a, int64_t n, const RowSource& b, float beta, float* c,
+                              int64_t ldc) {
+  if (a.m <= 0 || n <= 0) return;
+  if (a.k <= 0) return scale_c(a.m, n, beta, c, ldc);
+  blocked_parallel(a.m, n, a.k, ARows{false, nullptr, 0, 1.0f, &a}, SourceB{b}, beta, c, ldc);
+}
+
+void sgemm_avx512_packed_a(const PackedA& a, int64_t n, const float* b, int64_t ldb, float beta,
+                           float* c, int64_t ldc) {
+  if (a.m <= 0 || n <= 0) return;
+  if (a.k <= 0 || (beta != 0 && beta != 1)) {
+    scale_c(a.m, n, beta, c, ldc);
+    if (a.k <= 0) return;
+    beta = 1;
+  }
+  blocked_parallel(a.m, n, a.k, ARows{false, nullptr, 0, 1.0f, &a}, MatrixB{false, b, ldb}, beta, c,
+                   ldc);
 }
 
 }  // namespace oxs::eval
