@@ -179,6 +179,50 @@ TEST_F(FastKernels, MaxPoolMatchesReferenceWithPaddingStridesAndNaN) {
   }
 }
 
+TEST_F(FastKernels, BroadcastArithmeticIsBitIdenticalToTheReference) {
+  const std::vector<std::pair<Dims, Dims>> shapes = {
+      {{2, 3, 37}, {2, 3, 37}},       // same shape
+      {{2, 3, 37}, {}},               // scalar
+      {{1}, {4, 5}},                  // scalar on the left
+      {{2, 16, 5, 7}, {16, 1, 1}},    // per channel
+      {{3, 197, 40}, {40}},           // bias on the last axis
+      {{5, 1, 33}, {1, 4, 33}},       // both broadcast
+      {{6, 4}, {6, 1}},               // per row, runs of 1 after collapsing
+      {{1, 3, 1, 50}, {2, 1, 5, 1}},  // outer product: strided runs
+  };
+  for (const auto& [da, db] : shapes) {
+    SCOPED_TRACE(dims_to_string(da) + " op " + dims_to_string(db));
+    Tensor a = random_floats(da, 21), b = random_floats(db, 22);
+    if (a.numel() > 3) a.mutable_data<float>()[3] = NAN;
+    if (b.numel() > 1) b.mutable_data<float>()[1] = 0.0f;  // x / 0
+    for (const char* op : {"Add", "Sub", "Mul", "Div"}) {
+      SCOPED_TRACE(op);
+      OneNode m(op, 14, {a, b});
+      const Tensor fast = m.run({a, b}, 1);
+      expect_identical(fast, run_reference(m, {a, b}));
+      expect_identical(fast, m.run({a, b}, 3));
+    }
+  }
+}
+
+TEST_F(FastKernels, ReluAndHardSwishAreBitIdenticalToTheReference) {
+  Tensor x = random_floats({3, 1001}, 31);
+  float* p = x.mutable_data<float>();
+  p[0] = NAN;
+  p[1] = -0.0f;
+  p[2] = INFINITY;
+  p[3] = -INFINITY;
+  p[4] = 3.0f;  // HardSwish's knees
+  p[5] = -3.0f;
+  for (const char* op : {"Relu", "HardSwish"}) {
+    SCOPED_TRACE(op);
+    OneNode m(op, 14, {x});
+    const Tensor fast = m.run({x}, 1);
+    expect_identical(fast, run_reference(m, {x}));
+    expect_identical(fast, m.run({x}, 3));
+  }
+}
+
 TEST(Threads, MatMulConvAndGemmAreBitIdenticalAcrossThreadCounts) {
   Tensor a = random_floats({3, 70, 300}, 1), b = random_floats({300, 130}, 2);
   OneNode mm("MatMul", 13, {a, b});

@@ -102,6 +102,7 @@ void sign_k(KernelContext& ctx) {
   });
 }
 void relu_k(KernelContext& ctx) {
+  if (fast::relu(ctx)) return;
   unary_arith(ctx, [](auto v) -> decltype(v) { return v > decltype(v)(0) ? v : decltype(v)(0); });
 }
 void leaky_relu_k(KernelContext& ctx) {

@@ -36,4 +36,15 @@ bool erf(KernelContext& ctx);
 // MaxPool of a float [N, C, H, W] without the Indices output or dilations.
 bool max_pool_2d(KernelContext& ctx);
 
+// out = a op b for float a, b with numpy broadcasting (`out` allocated with
+// the broadcast shape); false for other types or when the innermost run is
+// strided in an operand.
+enum class Binary { Add, Sub, Mul, Div };
+bool binary(Binary op, const Tensor& a, const Tensor& b, Tensor& out);
+
+// Relu and HardSwish of a float tensor (set output 0), bit-identical to the
+// reference kernels.
+bool relu(KernelContext& ctx);
+bool hard_swish(KernelContext& ctx);
+
 }  // namespace oxs::eval::fast
