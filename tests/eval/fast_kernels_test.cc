@@ -205,6 +205,48 @@ TEST_F(FastKernels, BroadcastArithmeticIsBitIdenticalToTheReference) {
   }
 }
 
+TEST_F(FastKernels, SmallRowGemmMatchesTheBlockedSgemm) {
+  for (bool tb : {false, true}) {
+    for (int64_t m : {1, 3}) {
+      SCOPED_TRACE("m " + std::to_string(m) + (tb ? " transB" : ""));
+      Tensor a = random_floats({m, 333}, 41),
+             b = random_floats(tb ? Dims{77, 333} : Dims{333, 77}, 42);
+      Tensor c = random_floats({77}, 43);
+      OneNode g("Gemm", 13, {a, b, c}, [&](ir::Node* n) {
+        n->set_attr(ir::Attr::of_int("transB", tb));
+        n->set_attr(ir::Attr::of_float("alpha", 0.5f));
+        n->set_attr(ir::Attr::of_float("beta", 2.0f));
+      });
+      expect_close(g.run({a, b, c}, 1), run_reference(g, {a, b, c}), 1e-5, 1e-4);
+    }
+  }
+}
+
+TEST_F(FastKernels, DepthwiseConvIsBitIdenticalToTheReference) {
+  struct Case {
+    Dims x, w;
+    std::vector<int64_t> strides, dilations, pads;
+  };
+  for (const Case& c : std::vector<Case>{
+           {{1, 6, 7, 7}, {6, 1, 5, 5}, {1, 1}, {1, 1}, {2, 2, 2, 2}},     // mobilenet's tail
+           {{2, 4, 23, 41}, {4, 1, 3, 3}, {2, 2}, {1, 1}, {1, 1, 1, 1}},   // strided, gathers
+           {{1, 3, 12, 35}, {6, 1, 3, 3}, {1, 3}, {2, 2}, {2, 0, 1, 3}},   // multiplier 2
+           {{1, 2, 5, 3}, {2, 1, 3, 3}, {1, 1}, {1, 1}, {4, 4, 4, 4}}}) {  // mostly padding
+    SCOPED_TRACE(dims_to_string(c.x) + " * " + dims_to_string(c.w));
+    Tensor x = random_floats(c.x, 51), w = random_floats(c.w, 52), b = random_floats({c.w[0]}, 53);
+    x.mutable_data<float>()[7] = NAN;
+    OneNode m("Conv", 11, {x, w, b}, [&](ir::Node* n) {
+      n->set_attr(ir::Attr::of_int("group", c.x[1]));
+      n->set_attr(ir::Attr::of_ints("strides", c.strides));
+      n->set_attr(ir::Attr::of_ints("dilations", c.dilations));
+      n->set_attr(ir::Attr::of_ints("pads", c.pads));
+    });
+    const Tensor fast = m.run({x, w, b}, 1);
+    expect_identical(fast, run_reference(m, {x, w, b}));
+    expect_identical(fast, m.run({x, w, b}, 3));
+  }
+}
+
 TEST_F(FastKernels, ReluAndHardSwishAreBitIdenticalToTheReference) {
   Tensor x = random_floats({3, 1001}, 31);
   float* p = x.mutable_data<float>();
@@ -232,6 +274,11 @@ TEST(Threads, MatMulConvAndGemmAreBitIdenticalAcrossThreadCounts) {
     n->set_attr(ir::Attr::of_ints("pads", {1, 1, 1, 1}));
   });
   expect_identical(conv.run({x, w}, 1), conv.run({x, w}, 3));
+  // One row (the small-m path) and many (the blocked SGEMM).
+  Tensor g1 = random_floats({1, 960}, 7), gw = random_floats({1280, 960}, 8);
+  OneNode gemv("Gemm", 13, {g1, gw},
+               [](ir::Node* n) { n->set_attr(ir::Attr::of_int("transB", 1)); });
+  expect_identical(gemv.run({g1, gw}, 1), gemv.run({g1, gw}, 3));
   Tensor ga = random_floats({200, 64}, 5), gb = random_floats({300, 64}, 6);
   OneNode gemm("Gemm", 13, {ga, gb},
                [](ir::Node* n) { n->set_attr(ir::Attr::of_int("transB", 1)); });

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "oxs/eval/gemm.h"
+#include "oxs/eval/parallel/thread_pool.h"
 #include "oxs/eval/tensor.h"
 #include "oxs/eval/window.h"
 
@@ -155,6 +156,10 @@ void im2col_generic(const T* x, int64_t channels, const Window& w, T* col) {
   }
 }
 
+// depthwise() for one float plane with AVX-512 (fast/depthwise.cc), the
+// same sums in the same order; false when it does not apply.
+bool depthwise_avx512(const float* xc, const float* wj, const Geom3& g, float* y);
+
 // One input channel per group (depthwise, channel multiplier mg): each
 // output plane y (pre-filled with the bias) accumulates w * shifted input.
 template <class T>
@@ -243,7 +248,16 @@ void conv_forward(const T* x, const T* w, T* y, int64_t n, int64_t c, int64_t m,
     if constexpr (std::is_floating_point_v<T>) {
       if (cg == 1 && group > 1 && win.rank() <= 3) {
         Geom3 g3 = geom3(win);
-        for (int64_t j = 0; j < m; ++j) depthwise(xb + (j / mg) * in_n, w + j * K, g3, yb + j * P);
+        // Output planes are independent: split over the thread pool.
+        parallel_for(m, double(P * K), [&](int64_t j0, int64_t j1) {
+          for (int64_t j = j0; j < j1; ++j) {
+            const T* xc = xb + (j / mg) * in_n;
+            if constexpr (std::is_same_v<T, float>) {
+              if (depthwise_avx512(xc, w + j * K, g3, yb + j * P)) continue;
+            }
+            depthwise(xc, w + j * K, g3, yb + j * P);
+          }
+        });
         continue;
       }
     }

@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "oxs/eval/broadcast.h"
+#include "oxs/eval/fast/fast_kernels.h"
 #include "oxs/eval/fast/packed_weights.h"
 #include "oxs/eval/gemm.h"
 #include "oxs/eval/kernel_util.h"
@@ -44,6 +45,7 @@ bool gemm_f32_uses_avx512(int64_t m, int64_t n, int64_t k) {
 void gemm_f32(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
               int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
   if (m == 0 || n == 0) return;
+  if (fast::small_m_gemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)) return;
   if (gemm_f32_uses_avx512(m, n, k))
     return sgemm_avx512(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
   if (k == 0) {
@@ -134,7 +136,8 @@ void matmul_k(KernelContext& ctx) {
   require_same_dtype(ctx, a, b);
   // x [..., k] times a constant weight W [k, n]: one GEMM over all rows of x
   // with W packed once per session.
-  if (a.rank() >= 2 && b.rank() == 2 && a.dim(a.rank() - 1) == b.dim(0)) {
+  if (a.rank() >= 2 && b.rank() == 2 && a.dim(a.rank() - 1) == b.dim(0) &&
+      a.numel() > fast::kSmallGemmRows * b.dim(0)) {
     const int64_t k = b.dim(0), n = b.dim(1);
     if (const PackedB* pb = fast::packed_weight_b(ctx, 1, b, false, k, n)) {
       Dims od = a.dims();
@@ -166,7 +169,9 @@ void gemm_k(KernelContext& ctx) {
     out = Tensor(a.dtype(), {m, n});
     beta = 0;
   }
-  if (const PackedB* pb = fast::packed_weight_b(ctx, 1, b, tb, k, n)) {
+  const PackedB* pb =
+      m > fast::kSmallGemmRows ? fast::packed_weight_b(ctx, 1, b, tb, k, n) : nullptr;
+  if (pb) {
     sgemm_avx512_packed(ta, m, alpha, a.data<float>(), a.dim(1), *pb, beta,
                         out.mutable_data<float>(), n);
     ctx.set_output(0, out);

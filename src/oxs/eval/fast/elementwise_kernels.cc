@@ -1,4 +1,4 @@
-// Float Add/Sub/Mul/Div with numpy broadcasting, Relu and HardSwish
+// Float Add/Sub/Mul/Div with numpy broadcasting, Relu, HardSwish and Erf
 // (fast_kernels.h). Bit-identical to the reference kernels: the same IEEE
 // operations per element, min/max chosen to return what the reference's
 // comparisons return for NaN and signed zeros.
@@ -99,6 +99,13 @@ OXS_AVX512 void hard_swish_span(const float* x, float* y, int64_t n) {
   }
 }
 
+OXS_AVX512 void erf_span(const float* x, float* y, int64_t n) {
+  for (int64_t i = 0; i < n; i += 16) {
+    const __mmask16 k = first_lanes(n - i);
+    _mm512_mask_storeu_ps(y + i, k, erf_ps(_mm512_maskz_loadu_ps(k, x + i)));
+  }
+}
+
 bool unary(KernelContext& ctx, void (*span)(const float*, float*, int64_t)) {
   if (!enabled()) return false;
   const Tensor& x = ctx.tensor(0);
@@ -168,6 +175,10 @@ bool relu(KernelContext& ctx) {
 
 bool hard_swish(KernelContext& ctx) {
   return unary(ctx, hard_swish_span);
+}
+
+bool erf(KernelContext& ctx) {
+  return unary(ctx, erf_span);
 }
 
 }  // namespace oxs::eval::fast

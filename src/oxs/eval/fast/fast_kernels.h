@@ -42,6 +42,13 @@ bool max_pool_2d(KernelContext& ctx);
 enum class Binary { Add, Sub, Mul, Div };
 bool binary(Binary op, const Tensor& a, const Tensor& b, Tensor& out);
 
+// C = alpha * op(A) x op(B) + beta * C (row-major, as gemm_f32) when A has
+// at most kSmallGemmRows rows: dot products / row combinations read
+// straight from B instead of the packed SGEMM.
+inline constexpr int64_t kSmallGemmRows = 4;
+bool small_m_gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
+                  int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc);
+
 // Relu and HardSwish of a float tensor (set output 0), bit-identical to the
 // reference kernels.
 bool relu(KernelContext& ctx);

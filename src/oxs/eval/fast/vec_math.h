@@ -96,9 +96,9 @@ OXS_AVX512 inline float max_ps(__m512 v) {
   return m;
 }
 
-// The mask of the first n (0..16) lanes.
+// The mask of the first n lanes (none for n <= 0, all for n >= 16).
 inline __mmask16 first_lanes(int64_t n) {
-  return n >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << n) - 1);
+  return n <= 0 ? __mmask16(0) : n >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << n) - 1);
 }
 
 }  // namespace oxs::eval::fast
