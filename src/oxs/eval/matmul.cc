@@ -142,7 +142,7 @@ void matmul_k(KernelContext& ctx) {
     if (const PackedB* pb = fast::packed_weight_b(ctx, 1, b, false, k, n)) {
       Dims od = a.dims();
       od.back() = n;
-      Tensor& out = ctx.alloc_output(0, DataType::Float, od);
+      Tensor& out = ctx.alloc_output_uninitialized(0, DataType::Float, od);
       sgemm_avx512_packed(false, a.numel() / k, 1.0f, a.data<float>(), k, *pb, 0.0f,
                           out.mutable_data<float>(), n);
       return;

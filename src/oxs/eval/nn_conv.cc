@@ -149,7 +149,8 @@ Tensor conv(KernelContext& ctx, const Tensor& x, const Tensor& wt, const Tensor*
              "the convolution");
   Dims od{n, m};
   od.insert(od.end(), w.out.begin(), w.out.end());
-  Tensor out(x.dtype(), od);
+  // With a bias every element is written below before conv_forward adds to it.
+  Tensor out = bias ? Tensor::uninitialized(x.dtype(), od) : Tensor(x.dtype(), od);
   const int64_t P = w.out_numel();
   dispatch_arith(x.dtype(), [&](auto tag) {
     using T = decltype(tag);

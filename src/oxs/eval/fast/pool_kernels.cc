@@ -26,7 +26,7 @@ bool max_pool_2d(KernelContext& ctx) {
   const Window w = make_window(ctx, spatial, kernel, ctx.attr_int("ceil_mode", 0) != 0);
   const int64_t H = spatial[0], W = spatial[1], OH = w.out[0], OW = w.out[1];
   const int64_t planes = x.dim(0) * x.dim(1);
-  Tensor& y = ctx.alloc_output(0, DataType::Float, {x.dim(0), x.dim(1), OH, OW});
+  Tensor& y = ctx.alloc_output_uninitialized(0, DataType::Float, {x.dim(0), x.dim(1), OH, OW});
   const float* px = x.data<float>();
   float* py = y.mutable_data<float>();
   const int64_t KH = kernel[0], KW = kernel[1], SH = w.strides[0], SW = w.strides[1];

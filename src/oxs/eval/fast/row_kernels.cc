@@ -135,7 +135,7 @@ bool layer_norm(KernelContext& ctx) {
   for (int64_t i = 0; i < r; ++i) (i < axis ? rows : cols) *= x.dim(size_t(i));
   if (cols == 0) return false;
   const float eps = ctx.attr_float("epsilon", 1e-5f);
-  Tensor& y = ctx.alloc_output(0, DataType::Float, x.dims());
+  Tensor& y = ctx.alloc_output_uninitialized(0, DataType::Float, x.dims());
   const float* px = x.data<float>();
   float* py = y.mutable_data<float>();
   const float* ps = scale.data<float>();
