@@ -38,11 +38,12 @@ ORT=tests/eval/ort/run_ort.js
 export OPENBLAS_NUM_THREADS=$THREADS ORT_THREADS=$THREADS
 rm -rf "$OUT" && mkdir -p "$OUT"
 
-# cpu_and_wall CMD...: prints "CPU_SECONDS WALL_SECONDS" of the command.
+# cpu_and_wall FUNCTION ARGS...: prints "CPU_SECONDS WALL_SECONDS" of the
+# function (run in a child bash, so /usr/bin/time sees all its processes).
 cpu_and_wall() {
   local t
   t=$(mktemp)
-  /usr/bin/time -f '%U %S %e' -o "$t" "$@" > /dev/null
+  /usr/bin/time -f '%U %S %e' -o "$t" bash -c '"$@"' _ "$@" > /dev/null
   awk '{printf "%.4f %.4f\n", $1 + $2, $3}' "$t"
   rm -f "$t"
 }
@@ -53,6 +54,8 @@ oxs_cmd() {
     --repeat "$2" -o "$OUT/$1_oxs"
 }
 ort_cmd() { node "$ORT" "$DIR/$1.onnx" "$DIR/$1_in" "$OUT/$1_ort" "$2"; }
+export -f oxs_cmd ort_cmd
+export OXS DIR OUT ORT THREADS
 
 # measure oxs|ort MODEL: prints "CPU_MS WALL_MS" of one run.
 measure() {

@@ -281,6 +281,14 @@ void blocked_parallel(int64_t m, int64_t n, int64_t k, const ARows& A, const Pac
   }
 }
 
+// A 64-byte-aligned array of n floats (at least one), for packed operands.
+std::shared_ptr<float> aligned_floats(int64_t n) {
+  const size_t bytes = (size_t(std::max<int64_t>(1, n)) * sizeof(float) + 63) / 64 * 64;
+  void* mem = std::aligned_alloc(64, bytes);
+  if (!mem) throw std::bad_alloc();
+  return std::shared_ptr<float>(static_cast<float*>(mem), [](float* q) { std::free(q); });
+}
+
 // C = beta * C for the cases the blocked loop does not cover.
 void scale_c(int64_t m, int64_t n, float beta, float* c, int64_t ldc) {
   for (int64_t i = 0; i < m; ++i) {
@@ -312,10 +320,7 @@ std::shared_ptr<const PackedB> sgemm_avx512_pack_b(bool tb, int64_t k, int64_t n
   p->k = k;
   p->n = n;
   p->n_pad = (n + NR - 1) / NR * NR;
-  const size_t floats = size_t(std::max<int64_t>(1, k * p->n_pad));
-  void* mem = std::aligned_alloc(64, (floats * sizeof(float) + 63) / 64 * 64);
-  if (!mem) throw std::bad_alloc();
-  p->data.reset(static_cast<float*>(mem), [](float* q) { std::free(q); });
+  p->data = aligned_floats(k * p->n_pad);
   const MatrixB src{tb, b, ldb};
   for (int64_t pc = 0; pc < k; pc += KC) {
     src.pack(pc, std::min(KC, k - pc), 0, n, p->data.get() + pc * p->n_pad);
@@ -348,10 +353,7 @@ std::shared_ptr<const PackedA> sgemm_avx512_pack_a(int64_t m, int64_t k, const f
   p->m = m;
   p->k = k;
   p->m_pad = (m + MR - 1) / MR * MR;
-  const size_t floats = size_t(std::max<int64_t>(1, k * p->m_pad));
-  void* mem = std::aligned_alloc(64, (floats * sizeof(float) + 63) / 64 * 64);
-  if (!mem) throw std::bad_alloc();
-  p->data.reset(static_cast<float*>(mem), [](float* q) { std::free(q); });
+  p->data = aligned_floats(k * p->m_pad);
   for (int64_t pc = 0; pc < k; pc += KC) {
     pack_a(false, a, lda, 0, m, pc, std::min(KC, k - pc), 1.0f, p->data.get() + pc * p->m_pad);
   }
