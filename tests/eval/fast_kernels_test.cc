@@ -293,6 +293,7 @@ TEST(PackedWeights, InitializerWeightsGiveTheSameBitsAsFedOnes) {
     std::string op;
     Tensor x, w;
     std::function<void(ir::Node*)> attrs;
+    Tensor bias = {};  // Conv's B (added by the packed GEMM as it stores)
   };
   std::vector<Case> cases;
   cases.push_back({"MatMul", random_floats({2, 37, 96}, 1), random_floats({96, 70}, 2), {}});
@@ -304,15 +305,33 @@ TEST(PackedWeights, InitializerWeightsGiveTheSameBitsAsFedOnes) {
          n->set_attr(ir::Attr::of_int("group", 2));
        }});
   cases.push_back({"Conv", random_floats({1, 16, 9, 9}, 7), random_floats({24, 16, 1, 1}, 8), {}});
+  cases.push_back({"Conv",
+                   random_floats({2, 16, 9, 9}, 9),
+                   random_floats({24, 16, 1, 1}, 10),
+                   {},
+                   random_floats({24}, 11)});
+  cases.push_back({"Conv", random_floats({2, 6, 10, 11}, 12), random_floats({9, 2, 3, 3}, 13),
+                   [](ir::Node* n) {
+                     n->set_attr(ir::Attr::of_ints("strides", {2, 1}));
+                     n->set_attr(ir::Attr::of_int("group", 3));
+                   },
+                   random_floats({9}, 14)});
   for (Case& c : cases) {
     SCOPED_TRACE(c.op + " " + dims_to_string(c.w.dims()));
-    OneNode fed(c.op, 13, {c.x, c.w}, c.attrs);
-    const Tensor want = fed.run({c.x, c.w}, 1);
+    std::vector<Tensor> fed_inputs{c.x, c.w};
+    if (c.bias.defined()) fed_inputs.push_back(c.bias);
+    OneNode fed(c.op, 13, fed_inputs, c.attrs);
+    const Tensor want = fed.run(fed_inputs, 1);
     ir::Model m;
     m.opset_imports = {{"", 13}};
     ir::Value* x = m.graph->add_input("x0", ir::Type::tensor(DataType::Float));
     ir::Value* w = m.graph->add_initializer("w", std::make_shared<ir::Tensor>(c.w.to_ir()));
-    ir::Value* ins[] = {x, w};
+    std::vector<ir::Value*> ins{x, w};
+    std::map<std::string, Value> feeds{{"x0", c.x}};
+    if (c.bias.defined()) {
+      ins.push_back(m.graph->add_input("b", ir::Type::tensor(DataType::Float)));
+      feeds.emplace("b", c.bias);
+    }
     ir::Node* n = m.graph->create_node(c.op, ins);
     if (c.attrs) c.attrs(n);
     m.graph->add_output(n->output(0));
@@ -320,7 +339,7 @@ TEST(PackedWeights, InitializerWeightsGiveTheSameBitsAsFedOnes) {
       SessionOptions o;
       o.threads = threads;
       Session s(m, o);
-      for (int run = 0; run < 2; ++run) expect_identical(s.run({{"x0", c.x}})[0].tensor(), want);
+      for (int run = 0; run < 2; ++run) expect_identical(s.run(feeds)[0].tensor(), want);
     }
   }
 }

@@ -57,11 +57,12 @@ struct PackedA {
 };
 std::shared_ptr<const PackedA> sgemm_avx512_pack_a(int64_t m, int64_t k, const float* a,
                                                    int64_t lda);
-// C [m, n] = A x B + beta * C (beta 0 or 1 for the RowSource form).
-void sgemm_avx512_rows_packed(const PackedA& a, int64_t n, const RowSource& b, float beta, float* c,
-                              int64_t ldc);
-void sgemm_avx512_packed_a(const PackedA& a, int64_t n, const float* b, int64_t ldb, float beta,
-                           float* c, int64_t ldc);
+// C [m, n] = A x B + row_bias (one value per row of C; zeros when null),
+// C's old contents ignored.
+void sgemm_avx512_rows_packed(const PackedA& a, int64_t n, const RowSource& b, float* c,
+                              int64_t ldc, const float* row_bias);
+void sgemm_avx512_packed_a(const PackedA& a, int64_t n, const float* b, int64_t ldb, float* c,
+                           int64_t ldc, const float* row_bias);
 
 void gemm_f32(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
               int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc);

@@ -149,19 +149,13 @@ Tensor conv(KernelContext& ctx, const Tensor& x, const Tensor& wt, const Tensor*
              "the convolution");
   Dims od{n, m};
   od.insert(od.end(), w.out.begin(), w.out.end());
-  // With a bias every element is written below before conv_forward adds to it.
-  Tensor out = bias ? Tensor::uninitialized(x.dtype(), od) : Tensor(x.dtype(), od);
-  const int64_t P = w.out_numel();
+  // conv_forward writes every element (the bias or zeros first, or GEMMs
+  // that store whole rows).
+  Tensor out = Tensor::uninitialized(x.dtype(), od);
   dispatch_arith(x.dtype(), [&](auto tag) {
     using T = decltype(tag);
-    T* po = out.mutable_data<T>();
-    if (bias) {  // conv_forward accumulates onto Y: start from the bias
-      const T* pb = bias->data<T>();
-      for (int64_t b = 0; b < n; ++b) {
-        for (int64_t j = 0; j < m; ++j) std::fill_n(po + (b * m + j) * P, P, pb[j]);
-      }
-    }
-    conv_detail::conv_forward(x.data<T>(), wt.data<T>(), po, n, c, m, group, w, packed);
+    conv_detail::conv_forward(x.data<T>(), wt.data<T>(), bias ? bias->data<T>() : nullptr,
+                              out.mutable_data<T>(), n, c, m, group, w, packed);
   });
   return out;
 }

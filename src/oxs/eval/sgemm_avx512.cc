@@ -153,10 +153,12 @@ struct SourceB {
 };
 
 // C[rows, cols] (+)= Ap-panel x Bp-panel over kc; `overwrite` ignores the
-// old C (beta = 0 on the first depth block).
+// old C (beta = 0 on the first depth block) and then adds row_bias[i] to row
+// i when given (the same sum as adding the products to a C holding it).
 __attribute__((target("avx512f"))) void micro_kernel(int64_t kc, const float* ap, const float* bp,
                                                      float* c, int64_t ldc, int64_t rows,
-                                                     int64_t cols, bool overwrite) {
+                                                     int64_t cols, bool overwrite,
+                                                     const float* row_bias) {
   __m512 acc[MR][2];
   for (int64_t i = 0; i < MR; ++i) acc[i][0] = acc[i][1] = _mm512_setzero_ps();
   for (int64_t kk = 0; kk < kc; ++kk) {
@@ -175,7 +177,11 @@ __attribute__((target("avx512f"))) void micro_kernel(int64_t kc, const float* ap
                                    : 0;
   for (int64_t i = 0; i < rows; ++i) {
     float* ci = c + i * ldc;
-    if (overwrite) {
+    if (overwrite && row_bias) {
+      const __m512 bv = _mm512_set1_ps(row_bias[i]);
+      _mm512_mask_storeu_ps(ci, m0, _mm512_add_ps(bv, acc[i][0]));
+      _mm512_mask_storeu_ps(ci + 16, m1, _mm512_add_ps(bv, acc[i][1]));
+    } else if (overwrite) {
       _mm512_mask_storeu_ps(ci, m0, acc[i][0]);
       _mm512_mask_storeu_ps(ci + 16, m1, acc[i][1]);
     } else {
@@ -195,8 +201,10 @@ struct ARows {
   float alpha;
   const PackedA* pre = nullptr;
   int64_t i_base = 0;
+  const float* row_bias = nullptr;  // added to C's rows (beta 0 only)
   ARows from_row(int64_t i0) const {
     ARows r = *this;
+    if (row_bias) r.row_bias = row_bias + i0;
     if (pre) {
       r.i_base += i0;
     } else {
@@ -250,7 +258,8 @@ void blocked(int64_t m, int64_t n, int64_t k, const ARows& A, const PackB& pb, f
         for (int64_t jr = 0; jr < nc; jr += NR) {
           for (int64_t ir = 0; ir < mc; ir += MR) {
             micro_kernel(kc, ap + ir * kc, bpk + jr * kc, c + (ic + ir) * ldc + jc + jr, ldc,
-                         std::min(MR, mc - ir), std::min(NR, nc - jr), overwrite);
+                         std::min(MR, mc - ir), std::min(NR, nc - jr), overwrite,
+                         A.row_bias ? A.row_bias + ic + ir : nullptr);
           }
         }
       }
@@ -360,23 +369,25 @@ std::shared_ptr<const PackedA> sgemm_avx512_pack_a(int64_t m, int64_t k, const f
   return p;
 }
 
-void sgemm_avx512_rows_packed(const PackedA& a, int64_t n, const RowSource& b, float beta, float* c,
-                              int64_t ldc) {
-  if (a.m <= 0 || n <= 0) return;
-  if (a.k <= 0) return scale_c(a.m, n, beta, c, ldc);
-  blocked_parallel(a.m, n, a.k, ARows{false, nullptr, 0, 1.0f, &a}, SourceB{b}, beta, c, ldc);
+// C = row_bias (per row, when given) or zeros, for products of depth 0.
+void fill_rows(int64_t m, int64_t n, const float* row_bias, float* c, int64_t ldc) {
+  for (int64_t i = 0; i < m; ++i) std::fill_n(c + i * ldc, n, row_bias ? row_bias[i] : 0.0f);
 }
 
-void sgemm_avx512_packed_a(const PackedA& a, int64_t n, const float* b, int64_t ldb, float beta,
-                           float* c, int64_t ldc) {
+void sgemm_avx512_rows_packed(const PackedA& a, int64_t n, const RowSource& b, float* c,
+                              int64_t ldc, const float* row_bias) {
   if (a.m <= 0 || n <= 0) return;
-  if (a.k <= 0 || (beta != 0 && beta != 1)) {
-    scale_c(a.m, n, beta, c, ldc);
-    if (a.k <= 0) return;
-    beta = 1;
-  }
-  blocked_parallel(a.m, n, a.k, ARows{false, nullptr, 0, 1.0f, &a}, MatrixB{false, b, ldb}, beta, c,
-                   ldc);
+  if (a.k <= 0) return fill_rows(a.m, n, row_bias, c, ldc);
+  blocked_parallel(a.m, n, a.k, ARows{false, nullptr, 0, 1.0f, &a, 0, row_bias}, SourceB{b}, 0.0f,
+                   c, ldc);
+}
+
+void sgemm_avx512_packed_a(const PackedA& a, int64_t n, const float* b, int64_t ldb, float* c,
+                           int64_t ldc, const float* row_bias) {
+  if (a.m <= 0 || n <= 0) return;
+  if (a.k <= 0) return fill_rows(a.m, n, row_bias, c, ldc);
+  blocked_parallel(a.m, n, a.k, ARows{false, nullptr, 0, 1.0f, &a, 0, row_bias},
+                   MatrixB{false, b, ldb}, 0.0f, c, ldc);
 }
 
 }  // namespace oxs::eval

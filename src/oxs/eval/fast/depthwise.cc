@@ -5,6 +5,7 @@
 // row in a register and adds the taps in the reference's order (kz, ky, kx
 // ascending), each output only for the taps inside the input, so every
 // output gets the very same sums: bit-identical results.
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 
@@ -23,11 +24,19 @@ inline const float* at(const float* base, int64_t off) {
                                         uintptr_t(off * int64_t(sizeof(float))));
 }
 
+// The lanes of 16 consecutive columns from `first` that are inside [0, W).
+inline __mmask16 window_mask(int64_t first, int64_t W) {
+  const int64_t lo = std::max<int64_t>(0, -first), hi = std::min<int64_t>(16, W - first);
+  if (hi <= lo) return 0;
+  return __mmask16(fast::first_lanes(hi) & ~fast::first_lanes(lo));
+}
+
 OXS_AVX512 void plane(const float* xc, const float* wj, const Geom3& g, float* y) {
   const int64_t OW = g.out[2], W = g.in[2], sx = g.s[2];
   const __m512i lanes = _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
   const __m512i step = _mm512_mullo_epi32(lanes, _mm512_set1_epi32(int(sx)));
   const __m512i wv_hi = _mm512_set1_epi32(int(W));
+  const __m512i even = _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
   for (int64_t oz = 0; oz < g.out[0]; ++oz) {
     for (int64_t oy = 0; oy < g.out[1]; ++oy) {
       float* yr = y + (oz * g.out[1] + oy) * OW;
@@ -48,9 +57,19 @@ OXS_AVX512 void plane(const float* xc, const float* wj, const Geom3& g, float* y
               const __mmask16 in = _mm512_mask_cmpge_epi32_mask(live, ix, _mm512_setzero_si512()) &
                                    _mm512_cmplt_epi32_mask(ix, wv_hi);
               if (!in) continue;
-              const __m512 x = sx == 1
-                                   ? _mm512_maskz_loadu_ps(in, at(xrow, ix0))
-                                   : _mm512_mask_i32gather_ps(_mm512_setzero_ps(), in, ix, xrow, 4);
+              __m512 x;
+              if (sx == 1) {
+                x = _mm512_maskz_loadu_ps(in, at(xrow, ix0));
+              } else if (sx == 2) {
+                // Two contiguous vectors, even lanes picked (no gather): the
+                // loads cover input columns [ix0, ix0 + 32) inside the row.
+                const __mmask16 lo = window_mask(ix0, W), hi = window_mask(ix0 + 16, W);
+                const __m512 a = _mm512_maskz_loadu_ps(lo, at(xrow, ix0));
+                const __m512 b = _mm512_maskz_loadu_ps(hi, at(xrow, ix0 + 16));
+                x = _mm512_maskz_permutex2var_ps(in, a, even, b);
+              } else {
+                x = _mm512_mask_i32gather_ps(_mm512_setzero_ps(), in, ix, xrow, 4);
+              }
               const __m512 prod = _mm512_mul_ps(_mm512_set1_ps(wrow[kx]), x);
               acc = _mm512_mask_add_ps(acc, in, acc, prod);
             }
