@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "oxs/eval/broadcast.h"
+#include "oxs/eval/fast/fast_kernels.h"
 #include "oxs/eval/kernel_util.h"
 #include "oxs/eval/validate/checked.h"
 
@@ -231,6 +232,10 @@ void softmax_k(KernelContext& ctx) {
     }
   }
   Tensor& out = ctx.alloc_output(0, x.dtype(), x.dims());
+  if (K != Soft::Hardmax && inner == 1 &&
+      fast::softmax_rows(x, out, outer, len, K == Soft::LogSoftmax)) {
+    return;
+  }
   dispatch_float(x.dtype(), [&](auto tag) {
     using T = decltype(tag);
     using C = compute_t<T>;

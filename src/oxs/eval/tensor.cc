@@ -113,6 +113,21 @@ Tensor::Tensor(DataType dtype, Dims dims) : dtype_(dtype), dims_(std::move(dims)
     }
     return;
   }
+  allocate(true);
+}
+
+Tensor Tensor::uninitialized(DataType dtype, Dims dims) {
+  if (dtype == DataType::String) return Tensor(dtype, std::move(dims));
+  Tensor t;
+  t.dtype_ = dtype;
+  t.dims_ = std::move(dims);
+  t.numel_ = checked_numel(t.dims_);
+  t.allocate(false);
+  return t;
+}
+
+void Tensor::allocate(bool zeroed) {
+  const DataType dtype = dtype_;
   size_t es = storage_size(dtype);
   if (es == 0) {
     throw Error(ErrorKind::Unsupported, "the evaluator does not support element type " +
@@ -128,7 +143,7 @@ Tensor::Tensor(DataType dtype, Dims dims) : dtype_(dtype), dims_(std::move(dims)
   size_t rounded = (bytes + 63) / 64 * 64;
   if (rounded == 0) rounded = 64;
   charge_run_budget(int64_t(rounded), dims_, dtype);
-  std::shared_ptr<void> buf = acquire_zeroed_buffer(rounded);
+  std::shared_ptr<void> buf = acquire_buffer(rounded, zeroed);
   if (!buf) {
     if (RunLimits* l = current_run_limits()) l->budget()->live.fetch_sub(int64_t(rounded));
     throw Error(ErrorKind::IO, "out of memory allocating " + std::to_string(bytes) + " bytes");

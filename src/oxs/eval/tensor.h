@@ -46,6 +46,9 @@ class Tensor {
   // A zero-filled tensor (empty strings for String). Throws oxs::Error if the
   // shape is invalid or the size is over allocation_limit().
   Tensor(DataType dtype, Dims dims);
+  // The same without zero-filling numeric data, for kernels that write
+  // every element (the fast paths): saves a pass over the output.
+  static Tensor uninitialized(DataType dtype, Dims dims);
   // A view of `t`'s bytes (kept alive by the shared_ptr); copies only when
   // the bytes are misaligned for the element type, and unpacks the sub-byte
   // types.
@@ -101,6 +104,9 @@ class Tensor {
   std::vector<int64_t> to_int_vector() const;
 
  private:
+  // Allocates the buffer of a numeric tensor (zero-filled when `zeroed`).
+  void allocate(bool zeroed);
+
   DataType dtype_ = DataType::Undefined;
   Dims dims_;
   int64_t numel_ = 0;
