@@ -39,6 +39,7 @@ echo "pkg-config consumer: $out"
 site=$(find "$prefix/lib" -path '*-packages/oxs/__init__.py' -printf '%h\n' | head -1)
 [[ -n "$site" ]] && ls "$site"/_core*.so > /dev/null ||
   { echo "no oxs Python package (with its _core module) under $prefix/lib"; exit 1; }
+abs_model=$(realpath "$model")  # the check runs in $tmp, away from any source tree
 out=$(cd "$tmp" && PYTHONPATH="$(dirname "$site")" /usr/bin/python3 -c '
 import sys
 import numpy as np
@@ -47,7 +48,7 @@ assert oxs.__file__.startswith(sys.argv[1]), oxs.__file__
 m = oxs.load(sys.argv[2])
 y = oxs.run(m, {"X": np.ones((2, 4), np.float32)})
 print(f"python: {len(m.graph.nodes)} nodes, softmax sum {float(next(iter(y.values())).sum(axis=1)[0]):.3f}")
-' "$prefix" "$model")
+' "$prefix" "$abs_model")
 echo "python package: $out"
 [[ "$out" == "python: 4 nodes, softmax sum 1.000" ]]
 echo "install ok"
