@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "oxs/cli/command.h"
+#include "oxs/cli/progress.h"
 #include "oxs/cli/run_inputs.h"
 #include "oxs/cli/run_observe.h"
 #include "oxs/cli/run_values.h"
@@ -264,7 +265,8 @@ int run_model(const RunArgs& args) {
     throw Error(ErrorKind::Usage,
                 "-e and --arg are for ONNX Script .py files; use --input for a model");
   }
-  ir::Model model = onnx::load(args.model, args.load);
+  ir::Model model = load_model(args.model, args.load,
+                               {args.observe.quiet || args.observe.json, args.observe.verbose});
   // A newer opset may change what an op means: refuse rather than run it
   // with the kernels of an older version.
   schema::require_known_opsets(model.opset_imports, "'" + args.model + "'");
