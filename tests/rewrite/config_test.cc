@@ -15,6 +15,7 @@ passes:
   - rules: rules/BreakAdds.py
 verify: tolerance=1e-5,1e-6
 inputs: {x: data/x.npy}
+reference: data/ref.npz
 seed: 7
 dims: {N: 4}
 bisect: false
@@ -26,6 +27,7 @@ bisect: false
   EXPECT_EQ(c.passes[2].line, 5);
   EXPECT_EQ(c.verify, "tolerance=1e-5,1e-6");
   EXPECT_EQ(c.inputs.at("x"), "data/x.npy");
+  EXPECT_EQ(c.reference, "data/ref.npz");
   EXPECT_EQ(c.seed, 7u);
   EXPECT_EQ(c.dims.at("N"), 4);
   EXPECT_EQ(c.bisect, false);
@@ -42,7 +44,8 @@ std::string error_of(const std::string& text) {
 
 TEST(Config, ErrorsSayWhere) {
   EXPECT_EQ(error_of("passes: [cse]\nverfy: equality\n"),
-            "opt.yaml:2:1: unknown key 'verfy' (keys: passes, verify, inputs, seed, dims, bisect)");
+            "opt.yaml:2:1: unknown key 'verfy' (keys: passes, verify, inputs, reference, seed, "
+            "dims, bisect)");
   EXPECT_NE(error_of("passes:\n  - infer\n  - flod\n")
                 .find("opt.yaml:3:5: unknown pass 'flod' (did you mean 'fold'?)"),
             std::string::npos);

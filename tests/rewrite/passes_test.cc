@@ -332,3 +332,141 @@ TEST(InlinePass, CallsBecomeBodiesWithAttributesBound) {
 
 }  // namespace
 }  // namespace oxs::rewrite
+
+namespace oxs::rewrite {
+namespace {
+
+// A transformation that breaks the IR: Relu then reads its own output.
+class CyclePass : public Pass {
+ public:
+  CyclePass() : Pass("make-cycle") {}
+  std::string summary() const override { return "test: reads a node's own output"; }
+  PassKind kind() const override { return PassKind::Transformation; }
+  void run(ir::Model& model, Rewriter& rw, PassStats&) override {
+    for (ir::Node* n : model.graph->nodes()) {
+      if (n->op_type() != "Relu" || !rw.begin("make-cycle", *n)) continue;
+      rw.set_input(*n, 0, n->output(0));
+      rw.end();
+    }
+  }
+};
+
+std::string pipeline_error(bool each_pass) {
+  auto m = parse_model(R"(<ir_version: 8, opset_import: ["" : 17]>
+    g (float[2] x) => (float[2] y) { r = Relu(x)  y = Neg(r) })");
+  std::vector<std::unique_ptr<Pass>> passes;
+  passes.push_back(std::make_unique<CyclePass>());
+  passes.push_back(make_pass("noop"));
+  PipelineOptions o;
+  o.verify_ir_each_pass = each_pass;
+  try {
+    run_pipeline(m, passes, o);
+  } catch (const Error& e) {
+    return e.message();
+  }
+  return "no error";
+}
+
+TEST(PipelineIrCheck, AfterEachPassNamesThePass) {
+  std::string msg = pipeline_error(true);
+  EXPECT_NE(msg.find("well-formed IR' of pass 'make-cycle' failed"), std::string::npos) << msg;
+}
+
+TEST(PipelineIrCheck, OnceAtTheEndNamesThePassesThatChangedTheModel) {
+  // noop changed nothing, so only make-cycle is named; the hint says how to
+  // find the pass when several changed the model.
+  std::string msg = pipeline_error(false);
+  EXPECT_NE(msg.find("well-formed IR' of the passes make-cycle (check after each pass"),
+            std::string::npos)
+      << msg;
+  EXPECT_NE(msg.find("--verify-ir"), std::string::npos) << msg;
+}
+
+}  // namespace
+}  // namespace oxs::rewrite
+
+namespace oxs::rewrite {
+namespace {
+
+const char* kHalfTanhRes = R"(
+    <domain: "local", opset_import: ["" : 17]>
+    half_tanh_res (v) => (r) {
+      h = Constant<value = float {0.5}>()
+      m = Mul(v, h)
+      t = Tanh(m)
+      r = Add(t, v)
+    })";
+
+ir::Model parse(const std::string& text) {
+  return parse_model(text.c_str());
+}
+
+// A model-local function whose body the main graph computes inline twice,
+// once with an intermediate value read elsewhere (that one must stay).
+const std::string kOutline = R"(<ir_version: 8, opset_import: ["" : 17, "local" : 1]>
+    g (float[2,3] x, float[2,3] y) => (float[2,3] out, float[2,3] peek) {
+      h1 = Constant<value = float {0.5}>()
+      a1 = Mul(x, h1)
+      b1 = Tanh(a1)
+      c1 = Add(b1, x)
+      a2 = Mul(y, h1)
+      b2 = Tanh(a2)
+      c2 = Add(b2, y)
+      a3 = Mul(c1, h1)
+      b3 = Tanh(a3)
+      peek = Neg(b3)
+      c3 = Add(b3, c1)
+      out = Sub(c3, c2)
+    })" + std::string(kHalfTanhRes) +
+                             R"(
+    <domain: "local", opset_import: ["" : 17]>
+    scaled <alpha> (v) => (r) { r = LeakyRelu<alpha: float = @alpha>(v) })";
+
+TEST(OutlinePass, RepeatedBodiesBecomeCallsVerifiedByEquality) {
+  auto m = parse(kOutline);
+  auto stats = optimize(m, {"outline", "dce"});
+  // c1 and c2 become calls; c3's Tanh output is also read by peek, so it stays.
+  EXPECT_EQ(stats[0].applications.at("outline.local.half_tanh_res"), 2u);
+  EXPECT_EQ(ops(m), "Constant,half_tanh_res,half_tanh_res,Mul,Tanh,Neg,Add,Sub");
+  for (const ir::Node* n : m.graph->nodes()) {
+    if (n->op_type() == "half_tanh_res") {
+      EXPECT_EQ(n->domain(), "local");
+    }
+  }
+  ASSERT_EQ(stats[0].notes.size(), 1u);
+  EXPECT_EQ(stats[0].notes[0], "local.scaled not used as a pattern: it has attribute parameters");
+  EXPECT_TRUE(ir::verify(m).empty());
+  EXPECT_EQ(testing::onnx_checker(m, "oxs_outline.onnx"), "");
+}
+
+TEST(OutlinePass, InlineThenOutlineGivesTheCallsBack) {
+  auto m = parse(R"(<ir_version: 8, opset_import: ["" : 17, "local" : 1]>
+    g (float[4] x) => (float[4] y) {
+      t = local.half_tanh_res(x)
+      y = local.half_tanh_res(t)
+    })" + std::string(kHalfTanhRes));
+  optimize(m, {"inline"});
+  EXPECT_EQ(ops(m), "Constant,Mul,Tanh,Add,Constant,Mul,Tanh,Add");
+  optimize(m, {"outline", "dce"});
+  EXPECT_EQ(ops(m), "half_tanh_res,half_tanh_res");
+  EXPECT_EQ(m.functions.size(), 1u);
+}
+
+TEST(OutlinePass, DifferentConstantOrOpDoesNotMatch) {
+  auto m = parse(R"(<ir_version: 8, opset_import: ["" : 17, "local" : 1]>
+    g (float[4] x) => (float[4] y) {
+      h = Constant<value = float {0.25}>()
+      a = Mul(x, h)
+      b = Tanh(a)
+      c = Add(b, x)
+      d = Mul(c, h)
+      e = Sigmoid(d)
+      y = Add(e, c)
+    })" + std::string(kHalfTanhRes));
+  auto stats = optimize(m, {"outline"});
+  EXPECT_EQ(stats[0].total_applications, 0u);
+  EXPECT_EQ(ops(m), "Constant,Mul,Tanh,Add,Mul,Sigmoid,Add");
+}
+
+}  // namespace
+}  // namespace oxs::rewrite

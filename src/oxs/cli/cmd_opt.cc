@@ -15,6 +15,7 @@
 
 #include "oxs/cli/command.h"
 #include "oxs/cli/progress.h"
+#include "oxs/cli/run_inputs.h"
 #include "oxs/cli/run_values.h"
 #include "oxs/ir/error.h"
 #include "oxs/onnx/model_io.h"
@@ -35,6 +36,7 @@ struct OptArgs {
   Verbosity verbosity;
   std::string verify;
   bool no_bisect = false;
+  bool verify_ir = false;
   std::vector<std::string> inputs;
   std::vector<std::string> dims;
   uint64_t seed = 0;
@@ -71,19 +73,7 @@ std::vector<std::unique_ptr<rewrite::Pass>> parse_passes(const std::string& text
     }
   }
   for (const std::string& spec : names) {
-    if (spec.empty()) throw Error(ErrorKind::Usage, "--passes '" + text + "' has an empty name");
-    auto parts = spec.find(':');
-    std::string name = spec.substr(0, parts);
-    rewrite::PassOptions options;
-    while (parts != std::string::npos) {
-      size_t next = spec.find(':', parts + 1);
-      std::string kv =
-          spec.substr(parts + 1, next == std::string::npos ? std::string::npos : next - parts - 1);
-      auto [k, v] = split_eq(kv, "--passes option");
-      options[k] = v;
-      parts = next;
-    }
-    out.push_back(rewrite::make_pass(name, options));
+    out.push_back(rewrite::make_pass_from_spec(spec, "--passes '" + text + "'"));
   }
   return out;
 }
@@ -175,31 +165,50 @@ int run_opt(const OptArgs& args) {
   std::string verify = args.verify.empty() ? config.verify : args.verify;
   if (!verify.empty()) options.verify = rewrite::VerifySpec::parse(verify);
   options.bisect = !args.no_bisect && config.bisect.value_or(true);
+  if (args.verify_ir || !args.keep_dir.empty()) options.verify_ir_each_pass = true;
   options.inputs.seed = args.seed_given ? args.seed : config.seed.value_or(args.seed);
   options.inputs.dims = config.dims;
   std::vector<std::string> input_args;
   for (const auto& [name, file] : config.inputs) {
     input_args.push_back(name + "=" + (config_dir / file).string());
   }
-  if (!args.input_dir.empty()) {
+  // Whole sets of reference inputs: a .npz archive or a directory of .npy.
+  std::map<std::string, eval::Value> archive_feeds;
+  auto add_reference = [&](const std::string& path, const std::string& what) {
+    if (path.ends_with(".npz")) {
+      add_npz_feeds(path, model.graph->inputs(), archive_feeds);
+      return;
+    }
     // A directory of <input name>.npy files (what `oxs run -o DIR` writes for outputs).
-    if (!std::filesystem::is_directory(args.input_dir)) {
-      throw Error(ErrorKind::Usage, "--input-dir '" + args.input_dir + "' is not a directory");
+    if (!std::filesystem::is_directory(path)) {
+      throw Error(ErrorKind::Usage,
+                  what + " '" + path + "' is neither a .npz file nor a directory of .npy files");
     }
     size_t found = 0;
     for (const ir::Value* v : model.graph->inputs()) {
-      auto file = std::filesystem::path(args.input_dir) / (v->name() + ".npy");
+      auto file = std::filesystem::path(path) / (v->name() + ".npy");
       if (std::filesystem::exists(file)) {
         input_args.push_back(v->name() + "=" + file.string());
         ++found;
       }
     }
     if (found == 0) {
-      throw Error(ErrorKind::Usage, "--input-dir '" + args.input_dir +
-                                        "' holds no <input>.npy for any input of the model");
+      throw Error(ErrorKind::Usage,
+                  what + " '" + path + "' holds no <input>.npy for any input of the model");
+    }
+  };
+  if (!config.reference.empty()) {
+    add_reference((config_dir / config.reference).string(), "the config's reference");
+  }
+  if (!args.input_dir.empty()) add_reference(args.input_dir, "--input-dir");
+  for (const auto& a : args.inputs) {
+    // `--input FILE.npz`: every array of the archive, by input name.
+    if (a.find('=') == std::string::npos && a.ends_with(".npz")) {
+      add_reference(a, "--input");
+    } else {
+      input_args.push_back(a);
     }
   }
-  input_args.insert(input_args.end(), args.inputs.begin(), args.inputs.end());
   for (const auto& d : args.dims) {
     auto [name, value] = split_eq(d, "--dim");
     try {
@@ -220,6 +229,8 @@ int run_opt(const OptArgs& args) {
     if (!decl) throw Error(ErrorKind::Usage, "the model has no input named '" + name + "'");
     options.inputs.given[name] = read_input_value(name, decl->type(), path);
   }
+  // Single inputs given by name win over the same input from an archive.
+  options.inputs.given.merge(archive_feeds);
   if (!args.keep_dir.empty()) {
     std::filesystem::create_directories(args.keep_dir);
     options.after_pass = [&args](size_t i, const std::string& pass, const ir::Model& m) {
@@ -271,8 +282,11 @@ Run setup_opt(CLI::App& app) {
                  "check every pass on the evaluator: equality, tolerance=RTOL,ATOL or "
                  "metric=NAME:THRESHOLD (max-abs, max-rel, cosine, top1)");
   app.add_flag("--no-bisect", args->no_bisect, "on a verification failure, do not bisect");
+  app.add_flag("--verify-ir", args->verify_ir,
+               "check the IR after every pass (default: once, after the last pass)");
   app.add_option("--input,-i", args->inputs,
-                 "NAME=FILE.npy or NAME=FILE.pb for verification (others are random)");
+                 "NAME=FILE.npy|.npz|.pb, or FILE.npz (arrays named like inputs), for verification "
+                 "(inputs not given are random)");
   app.add_option("--input-dir", args->input_dir,
                  "a directory of <input name>.npy files for verification");
   app.add_option("--dim", args->dims, "SYMBOL=N: size of a symbolic dim for random inputs");

@@ -10,4 +10,5 @@ PYBIND11_MODULE(_core, m) {
   oxs::python::bind_models(m);
   oxs::python::bind_script(m);
   oxs::python::bind_builder(m);
+  oxs::python::bind_rewrite(m);
 }

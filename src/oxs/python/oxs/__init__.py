@@ -19,6 +19,7 @@ from ._api import external_tensor, graph, script
 from ._model import (CheckError, Model, check, decompile, diff, from_onnx, infer_shapes, load,
                      run, save)
 from ._opset import Opset
+from ._optimize import default_pipeline, list_passes, optimize
 from ._script import CompileError, EagerError, OnnxFunction, TraceEvent, trace
 from ._types import (BFLOAT16, BOOL, COMPLEX64, COMPLEX128, DOUBLE, FLOAT, FLOAT16, INT8, INT16,
                      INT32, INT64, STRING, UINT8, UINT16, UINT32, UINT64, TensorType)
@@ -35,3 +36,4 @@ __all__ = [
     "INT8", "UINT16", "INT16", "INT32", "INT64", "STRING", "BOOL", "FLOAT16", "DOUBLE", "UINT32",
     "UINT64", "COMPLEX64", "COMPLEX128", "BFLOAT16", "onnx_opset",
 ] + list(onnx_opset.__all__)
+__all__ += ["optimize", "list_passes", "default_pipeline"]

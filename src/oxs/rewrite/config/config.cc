@@ -92,6 +92,8 @@ OptConfig parse_config(const std::string& path, const std::string& text) {
       if (!v.IsMap()) fail(path, v.Mark(), "inputs must map input names to .npy files");
       for (const auto& in : v)
         c.inputs[scalar(path, in.first, "an input name")] = scalar(path, in.second, "a file");
+    } else if (key == "reference") {
+      c.reference = scalar(path, v, "reference (a .npz file or a directory of .npy files)");
     } else if (key == "seed") {
       c.seed = number<uint64_t>(path, v, "seed");
     } else if (key == "dims") {
@@ -105,7 +107,8 @@ OptConfig parse_config(const std::string& path, const std::string& text) {
       c.bisect = number<bool>(path, v, "bisect");
     } else {
       fail(path, kv.first.Mark(),
-           "unknown key '" + key + "' (keys: passes, verify, inputs, seed, dims, bisect)");
+           "unknown key '" + key +
+               "' (keys: passes, verify, inputs, reference, seed, dims, bisect)");
     }
   }
   return c;

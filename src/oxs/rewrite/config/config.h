@@ -7,6 +7,8 @@
 //     - rules: rules/BreakAdds.py # an ONNX Script rule file
 //   verify: tolerance=1e-5,1e-6   # equality | tolerance=R,A | metric=NAME:T
 //   inputs: {x: data/x.npy}       # reference inputs (.npy); others are random
+//   reference: data/ref.npz       # or: every array of a .npz (or every
+//                                 # <input>.npy of a directory) named like an input
 //   seed: 0
 //   dims: {N: 4}                  # sizes of symbolic dims for random inputs
 //   bisect: true
@@ -37,6 +39,7 @@ struct OptConfig {
   std::vector<ConfigPass> passes;
   std::string verify;  // "" when absent
   std::map<std::string, std::string> inputs;
+  std::string reference;  // a .npz file or a directory of .npy ("" when absent)
   std::optional<uint64_t> seed;
   std::map<std::string, int64_t> dims;
   std::optional<bool> bisect;

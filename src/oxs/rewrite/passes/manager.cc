@@ -1,6 +1,7 @@
 #include "oxs/rewrite/passes/manager.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <chrono>
 
@@ -22,12 +23,13 @@ void check_conditions(const Pass& pass, const std::vector<Condition>& conds, con
   }
 }
 
-void check_well_formed(const Pass& pass, const ir::Model& m) {
+// `who`: "pass 'x'", or the passes since the last check.
+void check_well_formed(const std::string& who, const ir::Model& m) {
   auto issues = ir::verify(m);
   if (!issues.empty()) {
     throw Error(ErrorKind::Internal,
-                fmt::format("post-condition 'well-formed IR' of pass '{}' failed: {}: {}",
-                            pass.name(), issues[0].where, issues[0].message));
+                fmt::format("post-condition 'well-formed IR' of {} failed: {}: {}", who,
+                            issues[0].where, issues[0].message));
   }
 }
 
@@ -67,6 +69,8 @@ std::vector<PassStats> run_pipeline(ir::Model& model,
     reference = run_model(model, feeds);
   }
   size_t nodes = count_nodes(model);
+  // Passes that changed the model since the IR was last checked.
+  std::vector<std::string> unchecked;
   for (size_t i = 0; i < passes.size(); ++i) {
     Pass& pass = *passes[i];
     if (options.progress) options.progress(i, passes.size(), pass.name());
@@ -86,7 +90,14 @@ std::vector<PassStats> run_pipeline(ir::Model& model,
     // Every change went through rw, so its counts are exact (no walk).
     nodes = nodes + rw.nodes_created() - rw.nodes_erased();
     stats.nodes_after = nodes;
-    if (rw.applications() > 0) check_well_formed(pass, model);
+    if (rw.applications() > 0) {
+      if (options.verify_ir_each_pass || before) {
+        check_well_formed(fmt::format("pass '{}'", pass.name()), model);
+        unchecked.clear();
+      } else {
+        unchecked.push_back(pass.name());
+      }
+    }
     check_conditions(pass, pass.postconditions(), model, "post");
     if (before && rw.applications() > 0) {
       std::vector<eval::Value> got = run_model(model, feeds);
@@ -128,6 +139,12 @@ std::vector<PassStats> run_pipeline(ir::Model& model,
     }
     if (options.after_pass) options.after_pass(i, pass.name(), model);
     all.push_back(std::move(stats));
+  }
+  if (!unchecked.empty()) {
+    check_well_formed(fmt::format("the passes {} (check after each pass to find which one: "
+                                  "--verify-ir)",
+                                  fmt::join(unchecked, ", ")),
+                      model);
   }
   return all;
 }

@@ -23,6 +23,15 @@ struct PipelineOptions {
   VerifySpec verify;
   VerifyInputs inputs;
   bool bisect = true;
+  // Check the IR (ir::verify) after every pass that changed the model, so a
+  // malformed model is blamed on the pass that made it. Off by default in
+  // Release builds: the IR is then checked once, after the last pass (and
+  // after each pass anyway when verifying outputs, before running the model).
+#ifdef NDEBUG
+  bool verify_ir_each_pass = false;
+#else
+  bool verify_ir_each_pass = true;
+#endif
   // Called after each pass with its index and the model (--keep-intermediates).
   std::function<void(size_t index, const std::string& pass, const ir::Model&)> after_pass;
   // Called before each pass (progress on long runs).

@@ -111,6 +111,8 @@ const std::vector<PassInfo>& pass_catalog() {
        make_fuse_attention_pass},
       {"inline", "inline calls of model-local functions (then dce drops unused ones)",
        make_inline_pass},
+      {"outline", "un-inlining: subgraphs that compute a model-local function become calls of it",
+       make_outline_pass},
       {"break-adds",
        "(a demonstration of a wrong pass) Add(x, y) with x != y becomes Add(x, x); "
        "verification catches it",
@@ -131,9 +133,33 @@ std::unique_ptr<Pass> make_pass(const std::string& name, const PassOptions& opti
                           near.empty() ? "" : " (did you mean '" + near[0] + "'?)"));
 }
 
+std::unique_ptr<Pass> make_pass_from_spec(const std::string& spec, const std::string& what) {
+  if (spec.empty()) throw Error(ErrorKind::Usage, what + " has an empty pass name");
+  size_t colon = spec.find(':');
+  PassOptions options;
+  while (colon != std::string::npos) {
+    size_t next = spec.find(':', colon + 1);
+    std::string kv = spec.substr(colon + 1, next == std::string::npos ? next : next - colon - 1);
+    size_t eq = kv.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      throw Error(ErrorKind::Usage, fmt::format("{}: pass option '{}' of '{}' must look like "
+                                                "KEY=VALUE",
+                                                what, kv, spec));
+    }
+    options[kv.substr(0, eq)] = kv.substr(eq + 1);
+    colon = next;
+  }
+  return make_pass(spec.substr(0, spec.find(':')), options);
+}
+
+// The first noop and algebraic need no types for what they remove most
+// (Identity, Dropout, x+0 and x*1 with a scalar constant), so they run
+// before inference and inference sees the smaller graph; their rules that
+// need types (Cast to the same type, Reshape to the same shape, x*c with c
+// of rank > 0) get their turn after it.
 std::vector<std::string> default_pipeline() {
-  return {"infer", "noop",      "algebraic",      "shape-fold", "fold", "chains",
-          "cse",   "fuse-gemm", "fuse-layernorm", "fuse-gelu",  "noop", "dce"};
+  return {"noop",   "algebraic", "infer",     "noop",           "algebraic", "shape-fold", "fold",
+          "chains", "cse",       "fuse-gemm", "fuse-layernorm", "fuse-gelu", "noop",       "dce"};
 }
 
 }  // namespace oxs::rewrite

@@ -109,6 +109,9 @@ std::unique_ptr<Pass> make_pass(const std::string& name, const PassOptions& opti
 // The names of the default pipeline: cleanup, folding, CSE and fusions that
 // keep the model's opset.
 std::vector<std::string> default_pipeline();
+// A pass from "NAME" or "NAME:KEY=VALUE:KEY=VALUE" (`--passes`, Python's
+// optimize(passes=...)); `what` names the source in errors.
+std::unique_ptr<Pass> make_pass_from_spec(const std::string& spec, const std::string& what);
 
 // Total node count of a model (main graph, subgraphs, function bodies).
 size_t count_nodes(const ir::Model& m);

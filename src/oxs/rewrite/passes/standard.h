@@ -20,6 +20,7 @@ std::unique_ptr<Pass> make_fuse_layernorm_pass(const PassOptions& o);  // fuse_l
 std::unique_ptr<Pass> make_fuse_gelu_pass(const PassOptions& o);       // fuse_gelu.cc
 std::unique_ptr<Pass> make_shape_fold_pass(const PassOptions& o);      // shape_fold.cc
 std::unique_ptr<Pass> make_inline_pass(const PassOptions& o);          // inline.cc
+std::unique_ptr<Pass> make_outline_pass(const PassOptions& o);         // outline.cc
 std::unique_ptr<Pass> make_fuse_attention_pass(const PassOptions& o);  // fuse_attention.cc
 std::unique_ptr<Pass> make_break_adds_pass(const PassOptions& o);      // break_adds.cc
 

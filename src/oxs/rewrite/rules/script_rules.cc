@@ -9,6 +9,7 @@
 #include "oxs/ir/error.h"
 #include "oxs/ir/printer.h"
 #include "oxs/rewrite/core/constants.h"
+#include "oxs/rewrite/pattern/from_body.h"
 #include "oxs/script/ast.h"
 #include "oxs/script/compile.h"
 #include "oxs/script/parser.h"
@@ -63,51 +64,18 @@ const sc::FunctionDef* find_def(const sc::Module& m, const std::string& name) {
 // ---- the pattern function -> Pattern ----
 
 Pattern to_pattern(const ir::Function& f, const sc::SourceFile& file, sc::Span where) {
-  Pattern p;
-  std::map<const ir::Value*, PVal> vals;
-  for (const ir::Value* in : f.body->inputs()) vals[in] = p.var(in->name());
   for (const ir::Node* n : f.body->nodes()) {
-    if (n->op_type() == "Constant" && n->domain().empty()) {
-      auto t = constant_node_tensor(*n);
-      if (!t) fail_at(file, where, "pattern: a Constant the matcher cannot read");
-      vals[n->output(0)] = t->numel() == 1 && tensor_doubles(*t, 1)
-                               ? p.constant((*tensor_doubles(*t, 1))[0])
-                               : p.constant(ir::Tensor(*t));
-      continue;
-    }
     if (n->domain() == "this") {
       fail_at(file, where,
               "pattern: calls the script function '" + n->op_type() +
                   "'; a pattern may use ONNX operators only");
     }
-    std::vector<PVal> ins;
-    for (size_t i = 0; i < n->num_inputs(); ++i) {
-      ins.push_back(n->input(i) ? vals.at(n->input(i)) : p.absent());
-    }
-    std::vector<AttrPattern> attrs;
-    for (const ir::Attr& a : n->attrs()) {
-      std::string want = ir::attr_value_text(a);
-      std::string name = a.name;
-      attrs.push_back({name, name + " == " + want, [name, want](const ir::Attr* got) {
-                         if (!got) return std::string("attribute absent");
-                         std::string text = ir::attr_value_text(*got);
-                         return text == want ? std::string() : "saw " + text;
-                       }});
-    }
-    NodeOptions o;
-    o.domain = n->domain();
-    o.num_outputs = n->num_outputs();
-    auto outs = p.node(n->op_type(), ins, std::move(attrs), o);
-    for (size_t i = 0; i < n->num_outputs(); ++i) vals[n->output(i)] = outs[i];
   }
-  std::vector<PVal> outs;
-  for (const ir::Value* o : f.body->outputs()) outs.push_back(vals.at(o));
   try {
-    p.set_outputs(outs);
+    return pattern_from_body(*f.body);
   } catch (const Error& e) {
     fail_at(file, where, "pattern: " + e.message());
   }
-  return p;
 }
 
 // ---- check: a small predicate interpreter over the match ----
