@@ -35,10 +35,12 @@ test: build
 
 # The whole suite under AddressSanitizer and UndefinedBehaviorSanitizer, in
 # its own build directory (docs/hostile-input.md). -Werror stays on.
+# ccache, when installed, makes the rebuild before each stop cheap.
 ASAN_BUILD ?= build-asan
+CCACHE_FLAG := $(if $(shell command -v ccache),-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 test-asan: deps
 	cmake -S . -B $(ASAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release \
-	  -DOXS_SANITIZE=address,undefined -DOXS_BUILD_BENCH=OFF $(CMAKE_FLAGS)
+	  -DOXS_SANITIZE=address,undefined -DOXS_BUILD_BENCH=OFF $(CCACHE_FLAG) $(CMAKE_FLAGS)
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
 	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -j $(JOBS)

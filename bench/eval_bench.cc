@@ -175,7 +175,9 @@ int run(const std::string& model_path, const fs::path& in_dir, const fs::path& o
       feeds[in->name()] = eval::read_npy((in_dir / (in->name() + ".npy")).string());
   }
   using clock = std::chrono::steady_clock;
-  eval::Session session(m);
+  eval::SessionOptions one_thread;
+  one_thread.threads = 1;  // as ORT in bench/eval.sh
+  eval::Session session(m, one_thread);
   std::vector<eval::Value> outs = session.run(feeds);  // warm-up (plans, function bodies)
   auto t0 = clock::now();
   std::clock_t c0 = std::clock();
@@ -187,6 +189,7 @@ int run(const std::string& model_path, const fs::path& in_dir, const fs::path& o
   double gemm_ms = 0, total_ms = 0;
   clock::time_point start;
   eval::SessionOptions o;
+  o.threads = 1;
   o.trace_nested = false;
   o.trace_enter = [&](const ir::Node&, int) { start = clock::now(); };
   o.trace = [&](const eval::TraceEvent& e) {

@@ -154,7 +154,9 @@ int run(const std::string& model_path, const fs::path& in_dir, const fs::path& o
   ir::Model m = onnx::load(model_path);
   std::map<std::string, eval::Value> feeds = {{"X", eval::read_npy((in_dir / "X.npy").string())}};
   using clock = std::chrono::steady_clock;
-  eval::Session session(m);
+  eval::SessionOptions one_thread;
+  one_thread.threads = 1;  // as ORT in bench/ml.sh
+  eval::Session session(m, one_thread);
   std::vector<eval::Value> outs = session.run(feeds);  // warm-up
   auto t0 = clock::now();
   std::clock_t c0 = std::clock();

@@ -18,7 +18,9 @@ build=build-fuzz
 jobs="${JOBS:-$(nproc)}"
 
 if [ ! -f "$build/build.ninja" ]; then
-  cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+  launcher=()
+  command -v ccache > /dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+  cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release "${launcher[@]}" \
     -DCMAKE_CXX_COMPILER=clang++-14 -DOXS_FUZZ=ON -DOXS_SANITIZE=address,undefined \
     -DOXS_WERROR=OFF -DOXS_BUILD_TESTS=OFF -DOXS_BUILD_BENCH=OFF || exit 2
 fi

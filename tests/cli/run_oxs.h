@@ -104,6 +104,12 @@ inline std::string shell_output(const std::string& command, int* code = nullptr)
   return out;
 }
 
+// `command` (a shell command line) with a pseudo-terminal as its stdin,
+// stdout and stderr (script(1)); returns what the terminal showed.
+inline std::string terminal_output(const std::string& command) {
+  return shell_output("script -qec '" + command + "' /dev/null 2>&1");
+}
+
 inline std::string source_path(const std::string& relative) {
   return std::string(OXS_SOURCE_DIR) + "/" + relative;
 }

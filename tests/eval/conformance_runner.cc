@@ -1,6 +1,8 @@
 // Runs the ONNX backend tests (libonnx-testdata) through eval::Session:
 // every test directory under the given suites, every test_data_set_*, with
-// onnx's backend tolerances (rtol 1e-3, atol 1e-7). Tests named in the
+// onnx's backend tolerances (rtol 1e-3, atol 1e-7); outputs of the narrow
+// types (float8, float8e8m0, float4e2m1, int4/uint4/int2/uint2) must match
+// bit for bit, code by code. Tests named in the
 // exclusion file are still run; a failing excluded test is reported as
 // excluded, a passing one as a stale exclusion (which fails the run, so the
 // list stays true). Ends with the line "N passed, N failed"; exits non-zero
@@ -30,6 +32,7 @@
 #include <string>
 #include <vector>
 
+#include "oxs/eval/convert/narrow.h"
 #include "oxs/eval/session.h"
 #include "oxs/eval/summary.h"
 #include "oxs/ir/error.h"
@@ -124,7 +127,21 @@ std::string compare(const Value& got, const Value& want, const std::string& wher
     }
     return {};
   }
-  bool fp = ir::is_floating(a.dtype()) || ir::is_low_precision_float(a.dtype());
+  if (eval::is_narrow_type(a.dtype())) {
+    // Float8, float4 and the sub-byte integers compare by code, bit-exact
+    // (the sign of zero and of NaN included).
+    for (int64_t i = 0; i < a.numel(); ++i) {
+      const unsigned x = a.data<uint8_t>()[i], y = b.data<uint8_t>()[i];
+      if (x != y) {
+        std::ostringstream os;
+        os << where << ": element " << i << " is code 0x" << std::hex << x << " ("
+           << a.get_as_double(i) << "), expected 0x" << y << " (" << b.get_as_double(i) << ")";
+        return os.str();
+      }
+    }
+    return {};
+  }
+  bool fp = ir::is_floating(a.dtype());
   for (int64_t i = 0; i < a.numel(); ++i) {
     double x = a.get_as_double(i), y = b.get_as_double(i);
     bool ok;

@@ -9,6 +9,7 @@
 #include <functional>
 #include <random>
 
+#include "one_op.h"
 #include "oxs/eval/gemm.h"
 #include "oxs/eval/half.h"
 #include "oxs/eval/session.h"
@@ -113,21 +114,7 @@ void set_attrs(const Case& c, ir::Node* n) {
 
 Value run_node(const std::string& op, const std::vector<Tensor>& inputs,
                const std::function<void(ir::Node*)>& attrs) {
-  ir::Model m;
-  m.opset_imports = {{"", 17}};
-  ir::Graph& g = *m.graph;
-  std::vector<ir::Value*> ins;
-  std::map<std::string, Value> feeds;
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    std::string name = "in" + std::to_string(i);
-    ins.push_back(g.add_input(name, ir::Type::tensor(inputs[i].dtype())));
-    feeds[name] = inputs[i];
-  }
-  ir::Node* n = g.create_node(op, ins);
-  attrs(n);
-  g.add_output(n->output(0));
-  Session s(m);
-  return s.run(feeds)[0];
+  return run_one_op(op, inputs, attrs, 17);
 }
 
 template <class T>

@@ -81,9 +81,12 @@ class HostileCli : public ::testing::Test {
     posix_spawn_file_actions_addopen(&fa, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     posix_spawn_file_actions_adddup2(&fa, 1, 2);
     pid_t pid = -1;
-    EXPECT_EQ(posix_spawn(&pid, argv[0], &fa, nullptr, argv.data(), environ), 0);
+    const int err = posix_spawn(&pid, argv[0], &fa, nullptr, argv.data(), environ);
     posix_spawn_file_actions_destroy(&fa);
-    return pid;
+    EXPECT_EQ(err, 0) << "cannot start " << argv[0] << " (build the oxs target first)";
+    // Never hand back -1 or 0: kill() on them signals every process (or the
+    // whole group) of the user, not the child.
+    return err == 0 ? pid : pid_t(-1);
   }
   int wait_exit(pid_t pid) {
     int status = 0;
@@ -102,6 +105,7 @@ class HostileCli : public ::testing::Test {
 
 TEST_F(HostileCli, MaxSecondsStopsAnEndlessLoop) {
   pid_t pid = start({"--max-seconds", "0.3"});
+  ASSERT_GT(pid, 0);
   EXPECT_EQ(wait_exit(pid), 1) << log();
   EXPECT_NE(log().find("time limit of 0.3 s"), std::string::npos) << log();
   EXPECT_FALSE(fs::exists(dir_ / "out" / "y.npy"));
@@ -111,6 +115,7 @@ TEST_F(HostileCli, CtrlCStopsTheRunCleanly) {
   // With --trace the log grows once the loop runs (stdout is flushed when its
   // buffer fills): press Ctrl-C then, not before the handler is installed.
   pid_t pid = start({"--trace"});
+  ASSERT_GT(pid, 0);
   for (int i = 0; i < 2000 && (!fs::exists(dir_ / "log") || fs::file_size(dir_ / "log") == 0);
        ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));

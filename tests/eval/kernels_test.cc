@@ -7,6 +7,7 @@
 
 #include <functional>
 
+#include "one_op.h"
 #include "oxs/eval/half.h"
 #include "oxs/eval/session.h"
 #include "oxs/ir/error.h"
@@ -14,24 +15,10 @@
 namespace oxs::eval {
 namespace {
 
-// Runs a one-node model op(inputs...) and returns its first output.
+// Runs a one-node opset-17 model op(inputs...) and returns its first output.
 Value run_op(const std::string& op, std::vector<Tensor> inputs,
              const std::function<void(ir::Node*)>& set_attrs = {}) {
-  ir::Model m;
-  m.opset_imports = {{"", 17}};
-  ir::Graph& g = *m.graph;
-  std::vector<ir::Value*> ins;
-  std::map<std::string, Value> feeds;
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    std::string name = "in" + std::to_string(i);
-    ins.push_back(g.add_input(name, ir::Type::tensor(inputs[i].dtype())));
-    feeds[name] = inputs[i];
-  }
-  ir::Node* n = g.create_node(op, ins);
-  if (set_attrs) set_attrs(n);
-  g.add_output(n->output(0));
-  Session s(m);
-  return s.run(feeds)[0];
+  return run_one_op(op, inputs, set_attrs, 17);
 }
 
 template <class T>

@@ -2,9 +2,12 @@
 // malformed files failing with clear errors before allocating.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 
 #include "oxs/eval/npy.h"
 #include "oxs/eval/summary.h"
@@ -92,6 +95,41 @@ TEST(Npy, WritesFilesAtomically) {
             (std::vector<int64_t>{1, -2, 3}));
   std::filesystem::remove(path);
   EXPECT_THROW(write_npy("/nonexistent-dir/x.npy", t), Error);
+}
+
+std::string file_text(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// The old writer used `path.tmp.<pid>`, opened without O_EXCL|O_NOFOLLOW: a
+// link planted there sent the bytes into the file it points to. Now the
+// temporary name is random and created exclusively, and a link at the
+// target itself is replaced rather than written through.
+TEST(Npy, WritingNeverFollowsPlantedLinks) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::path(::testing::TempDir()) / "oxs_npy_links";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const fs::path victim = dir / "victim.txt", target = dir / "x.npy";
+  { std::ofstream(victim) << "keep me"; }
+  fs::create_symlink(victim, dir / ("x.npy.tmp." + std::to_string(::getpid())));
+  fs::create_symlink(victim, target);
+  Tensor t = Tensor::of<int64_t>(DataType::Int64, {2}, std::vector<int64_t>{7, 8});
+  write_npy(target.string(), t);
+  EXPECT_EQ(file_text(victim), "keep me");
+  EXPECT_FALSE(fs::is_symlink(target));
+  EXPECT_EQ(file_text(target), npy_bytes(t));
+  size_t entries = 0;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    ++entries;
+    EXPECT_EQ(e.path().filename().string().find(".x.npy.tmp."), std::string::npos)
+        << "temporary left behind: " << e.path();
+  }
+  EXPECT_EQ(entries, 3u);  // victim, the planted link, x.npy
+  fs::remove_all(dir);
 }
 
 TEST(Summary, ReportsStatsAndFileSafeNames) {

@@ -5,6 +5,7 @@
 #include <array>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 
 #include "oxs/eval/npy.h"
@@ -49,6 +50,20 @@ class RunCli : public ::testing::Test {
   std::string p(const char* f) { return (dir_ / f).string(); }
   std::filesystem::path dir_;
 };
+
+TEST_F(RunCli, ThreadsGiveTheSameOutputsAndRejectNegativeCounts) {
+  const std::string inputs = " --input x=" + p("x.npy") + " --input y=" + p("y.npy");
+  for (const char* t : {"1", "2", "0"}) {
+    Result r = oxs("run " + kModel + inputs + " --threads " + t + " --output-dir " + p(t));
+    ASSERT_EQ(r.code, 0) << r.out;
+  }
+  Tensor one = read_npy(p("1/sum.npy")), two = read_npy(p("2/sum.npy"));
+  ASSERT_EQ(one.nbytes(), two.nbytes());
+  EXPECT_EQ(0, std::memcmp(one.raw(), two.raw(), one.nbytes()));
+  Result bad = oxs("run " + kModel + inputs + " --threads -1");
+  EXPECT_NE(bad.code, 0);
+  EXPECT_NE(bad.out.find("--threads"), std::string::npos) << bad.out;
+}
 
 TEST_F(RunCli, RunsWithNpyInputsAndWritesOutputs) {
   Result r = oxs("run " + kModel + " --input x=" + p("x.npy") + " --input y=" + p("y.npy") +

@@ -12,6 +12,7 @@
 
 #include "oxs/cli/command.h"
 #include "oxs/cli/help.h"
+#include "oxs/cli/progress.h"
 #include "oxs/ir/error.h"
 #include "oxs/ir/printer.h"
 #include "oxs/onnx/model_io.h"
@@ -31,6 +32,7 @@ struct CompileArgs {
   bool allow_empty = false;
   bool cleanup = false;
   std::vector<std::string> decorators;
+  Verbosity verbosity;
 };
 
 // The offset of the first byte that does not belong to a valid UTF-8
@@ -105,7 +107,10 @@ int run_compile(const CompileArgs& args) {
                                                          const std::string& tensor) {
     return onnx::open_external_data(script_dir, location, offset, length, file, tensor);
   };
+  // The compiler reports no fractions: the line says what is being compiled.
+  Progress compiling("compiling " + args.path, args.verbosity);
   script::CompileResult result = script::compile_source(source, options);
+  compiling.done();
   if (!result.diagnostics.empty()) {
     fmt::print(stderr, "{}", script::render(source, result.diagnostics));
   }
@@ -121,7 +126,7 @@ int run_compile(const CompileArgs& args) {
                n == 1 ? "" : "s");
     return kExitProblem;
   }
-  if (!args.output.empty()) onnx::save(*result.model, args.output);
+  if (!args.output.empty()) save_model(*result.model, args.output, {}, args.verbosity);
   if (args.print) fmt::print("{}", ir::print(*result.model));
   if (!args.output.empty()) {
     fmt::print(stderr, "oxs: wrote {} ({} function{})\n", args.output,
@@ -133,6 +138,7 @@ int run_compile(const CompileArgs& args) {
 Run setup_compile(CLI::App& app) {
   auto args = std::make_shared<CompileArgs>();
   app.add_option("FILE", args->path, "the ONNX Script .py file")->required();
+  add_verbosity_options(app, args->verbosity);
   app.add_option("-o,--output", args->output, "where to write the .onnx model");
   app.add_option("-e,--entry", args->entry,
                  "the function that becomes the model graph (default: the last @script() one)");

@@ -9,6 +9,7 @@
 #include "oxs/cli/command.h"
 #include "oxs/cli/format.h"
 #include "oxs/cli/help.h"
+#include "oxs/cli/progress.h"
 #include "oxs/ir/error.h"
 #include "oxs/onnx/model_io.h"
 #include "oxs/schema/version_convert.h"
@@ -24,6 +25,7 @@ struct ConvertArgs {
   bool inline_data = false;
   bool in_place = false;
   int64_t opset = 0;  // 0: keep
+  Verbosity verbosity;
 };
 
 bool same_file(const std::string& a, const std::string& b) {
@@ -41,7 +43,7 @@ int run_convert(const ConvertArgs& args) {
   onnx::LoadOptions load_options;
   // Replacing the file whose weights would be mapped: read them first.
   load_options.lazy_external_data = !args.in_place;
-  ir::Model model = onnx::load(args.in, load_options);
+  ir::Model model = load_model(args.in, load_options, args.verbosity);
   std::string converted;
   if (args.opset) {
     schema::OpsetConversion c = schema::convert_opset(model, args.opset, directory_of(args.in));
@@ -59,7 +61,7 @@ int run_convert(const ConvertArgs& args) {
   } else if (args.inline_data) {
     save.external_data = onnx::SaveOptions::ExternalData::Inline;
   }
-  onnx::save(model, args.out, save);
+  save_model(model, args.out, save, args.verbosity);
 
   auto size_of = [](const std::string& file) -> std::string {
     std::error_code ec;
@@ -80,6 +82,7 @@ Run setup_convert(CLI::App& app) {
   auto args = std::make_shared<ConvertArgs>();
   app.add_option("IN", args->in, "the .onnx file to read")->required();
   app.add_option("OUT", args->out, "the .onnx file to write")->required();
+  add_verbosity_options(app, args->verbosity);
   // Given alone, --external-data keeps the default threshold (1024 bytes).
   args->external = app.add_option("--external-data", args->threshold,
                                   "store tensors of at least BYTES (default 1024; also 4KiB, "

@@ -11,6 +11,7 @@
 #include <unordered_set>
 
 #include "oxs/cli/command.h"
+#include "oxs/cli/progress.h"
 #include "oxs/infer/infer.h"
 #include "oxs/ir/error.h"
 #include "oxs/ir/verifier.h"
@@ -25,6 +26,7 @@ struct ExtractArgs {
   std::vector<std::string> inputs;
   std::vector<std::string> outputs;
   std::string output;
+  Verbosity verbosity;
 };
 
 // Every value of the main graph by name.
@@ -69,7 +71,7 @@ void reads_of(const ir::Node& n, const ir::Graph& main, std::vector<ir::Value*>&
 
 int run_extract(const ExtractArgs& args) {
   if (args.outputs.empty()) throw Error(ErrorKind::Usage, "extract: give --outputs NAME,...");
-  ir::Model model = onnx::load(args.model);
+  ir::Model model = load_model(args.model, {}, args.verbosity);
   ir::Graph& g = *model.graph;
   auto values = values_by_name(g);
 
@@ -178,7 +180,7 @@ int run_extract(const ExtractArgs& args) {
     throw Error(ErrorKind::Internal, "the extracted graph fails verification: " + issues[0].where +
                                          ": " + issues[0].message);
   }
-  onnx::save(model, args.output);
+  save_model(model, args.output, {}, args.verbosity);
   fmt::print("wrote {}: {} node{}, {} input{}, {} output{}\n", args.output, g.num_nodes(),
              g.num_nodes() == 1 ? "" : "s", g.inputs().size(), g.inputs().size() == 1 ? "" : "s",
              g.outputs().size(), g.outputs().size() == 1 ? "" : "s");
@@ -188,6 +190,7 @@ int run_extract(const ExtractArgs& args) {
 Run setup_extract(CLI::App& app) {
   auto args = std::make_shared<ExtractArgs>();
   app.add_option("MODEL", args->model, "the .onnx model")->required();
+  add_verbosity_options(app, args->verbosity);
   app.add_option("--inputs", args->inputs,
                  "values that become the inputs (comma-separated; graph inputs or intermediate "
                  "values)")

@@ -8,6 +8,7 @@
 #include <unordered_set>
 
 #include "oxs/cli/command.h"
+#include "oxs/cli/progress.h"
 #include "oxs/infer/infer.h"
 #include "oxs/ir/error.h"
 #include "oxs/onnx/model_io.h"
@@ -20,6 +21,7 @@ struct InferArgs {
   std::string output;
   bool no_data_propagation = false;
   bool lenient = false;
+  Verbosity verbosity;
 };
 
 bool fully_known(const ir::Type& t) {
@@ -52,14 +54,16 @@ void annotate(ir::Graph& g, Tally& tally) {
 }
 
 int run_infer(const InferArgs& args) {
-  ir::Model model = onnx::load(args.model);
+  ir::Model model = load_model(args.model, {}, args.verbosity);
   infer::Options options;
   options.data_propagation = !args.no_data_propagation;
   options.unknown_ops_are_errors = !args.lenient;
+  Progress inferring("inferring types of " + args.model, args.verbosity);
   infer::run(model, options);
+  inferring.done();
   Tally tally;
   annotate(*model.graph, tally);
-  onnx::save(model, args.output);
+  save_model(model, args.output, {}, args.verbosity);
   fmt::print("wrote {}: {} values typed ({} with static shapes), {} unknown\n", args.output,
              tally.typed, tally.static_shapes, tally.untyped);
   return kExitOk;
@@ -68,6 +72,7 @@ int run_infer(const InferArgs& args) {
 Run setup_infer(CLI::App& app) {
   auto args = std::make_shared<InferArgs>();
   app.add_option("MODEL", args->model, "the .onnx model")->required();
+  add_verbosity_options(app, args->verbosity);
   app.add_option("-o,--output", args->output, "where to write the model with inferred types")
       ->required();
   app.add_flag("--no-data-propagation", args->no_data_propagation,

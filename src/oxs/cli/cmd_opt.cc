@@ -7,12 +7,14 @@
 #include <fmt/core.h>
 #include <fmt/format.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <memory>
 #include <sstream>
 
 #include "oxs/cli/command.h"
+#include "oxs/cli/progress.h"
 #include "oxs/cli/run_inputs.h"
 #include "oxs/cli/run_values.h"
 #include "oxs/ir/error.h"
@@ -32,7 +34,7 @@ struct OptArgs {
   std::string passes;
   bool list = false;
   bool stats = false;
-  bool quiet = false;
+  Verbosity verbosity;
   std::string verify;
   bool no_bisect = false;
   bool verify_ir = false;
@@ -137,7 +139,7 @@ int run_opt(const OptArgs& args) {
     file_rules.push_back(rewrite::load_script_rule(path, text));
     passes.push_back(rewrite::make_script_rule_pass(path, text));
   }
-  ir::Model model = onnx::load(args.model);
+  ir::Model model = load_model(args.model, {}, args.verbosity);
   if (!args.explain_rule.empty() || !args.explain_at.empty()) {
     if (args.explain_rule.empty() || args.explain_at.empty()) {
       throw Error(ErrorKind::Usage, "--explain RULE needs --at NODE (and the other way round)");
@@ -251,13 +253,25 @@ int run_opt(const OptArgs& args) {
       onnx::save(m, fmt::format("{}/{:02}_{}.onnx", args.keep_dir, i + 1, pass));
     };
   }
-  if (!args.quiet) {
-    options.progress = [](size_t i, size_t n, const std::string& pass) {
-      fmt::print(stderr, "[{}/{}] {}\n", i + 1, n, pass);
-    };
-  }
+  // A terminal sees the pass being run; --verbose keeps a line per pass.
+  Progress pipeline("optimizing " + args.model, args.verbosity);
+  std::string running;  // the pass started last (--verbose)
+  auto started = std::chrono::steady_clock::now();
+  auto report_pass = [&] {
+    if (!args.verbosity.verbose || running.empty()) return;
+    const std::chrono::duration<double> s = std::chrono::steady_clock::now() - started;
+    fmt::print(stderr, "oxs: pass {} took {:.3f} s\n", running, s.count());
+  };
+  options.progress = [&](size_t i, size_t n, const std::string& pass) {
+    report_pass();
+    running = pass;
+    started = std::chrono::steady_clock::now();
+    pipeline.step(i, n, pass);
+  };
   std::vector<rewrite::PassStats> stats = rewrite::run_pipeline(model, passes, options);
-  onnx::save(model, args.output);
+  report_pass();
+  pipeline.done();
+  save_model(model, args.output, {}, args.verbosity);
   if (args.stats) print_stats(stats);
   size_t before = stats.empty() ? 0 : stats.front().nodes_before;
   size_t after = stats.empty() ? 0 : stats.back().nodes_after;
@@ -279,7 +293,7 @@ Run setup_opt(CLI::App& app) {
   app.add_flag("--list", args->list, "list the passes and the default pipeline");
   app.add_flag("--stats", args->stats,
                "print nodes before/after, rewrites per rule and time per pass");
-  app.add_flag("--quiet,-q", args->quiet, "no progress lines");
+  add_verbosity_options(app, args->verbosity);
   app.add_option("--verify", args->verify,
                  "check every pass on the evaluator: equality, tolerance=RTOL,ATOL or "
                  "metric=NAME:THRESHOLD (max-abs, max-rel, cosine, top1)");

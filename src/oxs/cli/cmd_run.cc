@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "oxs/cli/command.h"
+#include "oxs/cli/progress.h"
 #include "oxs/cli/run_inputs.h"
 #include "oxs/cli/run_observe.h"
 #include "oxs/cli/run_values.h"
@@ -46,6 +47,7 @@ struct RunArgs {
   size_t values = 8;
   int64_t memory_limit_mb = 0;
   double max_seconds = 0;
+  int threads = 0;
   ObserveArgs observe;  // --json, --profile, --repeat, --save-*, --trace-json
   onnx::LoadOptions load;
 };
@@ -245,6 +247,7 @@ int run_model(const RunArgs& args) {
   }
   eval::SessionOptions options;
   options.max_seconds = args.max_seconds;
+  options.threads = args.threads;
   if (args.memory_limit_mb > 0) options.max_live_bytes = args.memory_limit_mb << 20;
   install_interrupt_handler();
   if (args.trace) {
@@ -262,7 +265,8 @@ int run_model(const RunArgs& args) {
     throw Error(ErrorKind::Usage,
                 "-e and --arg are for ONNX Script .py files; use --input for a model");
   }
-  ir::Model model = onnx::load(args.model, args.load);
+  ir::Model model = load_model(args.model, args.load,
+                               {args.observe.quiet || args.observe.json, args.observe.verbose});
   // A newer opset may change what an op means: refuse rather than run it
   // with the kernels of an older version.
   schema::require_known_opsets(model.opset_imports, "'" + args.model + "'");
@@ -348,6 +352,10 @@ Run setup_run(CLI::App& app) {
   app.add_option("--max-seconds", args->max_seconds,
                  "stop the run with an error after this many seconds of wall time (default: no "
                  "limit; Ctrl-C also stops it cleanly)");
+  app.add_option("--threads", args->threads,
+                 "intra-op threads for GEMM, Conv and large elementwise kernels (default 0: one "
+                 "per hardware thread; 1: single-threaded); results do not depend on it")
+      ->check(CLI::Range(0, 1024));
   app.footer(
       "Examples:\n  oxs run examples/models/mlp.onnx --random --dim N=8 --trace\n"
       "  oxs run examples/models/mlp.onnx --input X=[[1,2,3,4]] --json\n"

@@ -124,7 +124,9 @@ bool RunObserver::matches(const ir::Node& n) {
 void RunObserver::install(eval::SessionOptions& options, size_t nodes) {
   total_nodes_ = nodes;
   // Only for a person watching: stderr is a terminal and there is enough to wait for.
-  progress_ = !args_.quiet && !args_.json && isatty(2) && nodes > 1;
+  if (!args_.json && nodes > 1 && !progress_line_)
+    progress_line_.emplace("run", Verbosity{args_.quiet});
+  progress_ = progress_line_ && progress_line_->shown();
   const bool timing = args_.profile || progress_;
   const bool capture = !args_.save_intermediates.empty() || !args_.trace_json.empty();
   // The filters must be consulted even without --trace, to warn about one
@@ -144,12 +146,9 @@ void RunObserver::install(eval::SessionOptions& options, size_t nodes) {
 
 void RunObserver::progress(const ir::Node& n) {
   ++done_nodes_;
-  const auto now = Clock::now();
-  if (done_nodes_ > 1 && now - last_progress_ < std::chrono::milliseconds(100)) return;
-  last_progress_ = now;
-  fmt::print(stderr, "\roxs run: node {}/{} {}{}\033[K", done_nodes_, total_nodes_, n.op_type(),
-             n.name().empty() ? "" : " '" + n.name() + "'");
-  std::fflush(stderr);
+  progress_line_->show(fmt::format("node {}/{} {}{}", done_nodes_, total_nodes_, n.op_type(),
+                                   n.name().empty() ? "" : " '" + n.name() + "'"),
+                       done_nodes_ == 1);
 }
 
 void RunObserver::on_enter(const ir::Node& n, int depth) {
@@ -222,7 +221,7 @@ std::vector<eval::Value> RunObserver::run(eval::Session& session,
       fmt::print(stderr, "oxs: run {} took {}\n", i + 1, ms(run_seconds_.back()));
     }
   }
-  if (progress_) fmt::print(stderr, "\r\033[K");  // the line is gone once done
+  if (progress_line_) progress_line_->done();  // the line is gone once done
   return outs;
 }
 

@@ -18,6 +18,7 @@
 
 #include "oxs/cli/command.h"
 #include "oxs/cli/json_out.h"
+#include "oxs/cli/progress.h"
 #include "oxs/eval/session.h"
 #include "oxs/onnx/file_io.h"
 
@@ -94,11 +95,11 @@ class RunObserver {
   // Opened on first use; files are written through them (no symlink is
   // followed inside, see onnx::OutputDir).
   std::optional<onnx::OutputDir> intermediates_dir_, inputs_dir_;
-  // The progress line on a terminal (stderr): node k of n, at most 10 a second.
+  // The progress line on a terminal (stderr): node k of n.
   void progress(const ir::Node& n);
+  std::optional<Progress> progress_line_;
   bool progress_ = false;
   size_t total_nodes_ = 0, done_nodes_ = 0;
-  Clock::time_point last_progress_{};
   Json inputs_ = Json::array();
   Json trace_ = Json::array();
 };

@@ -87,15 +87,19 @@ struct FreeDeleter {
 }  // namespace
 
 std::shared_ptr<void> acquire_zeroed_buffer(size_t bytes) {
+  return acquire_buffer(bytes, true);
+}
+
+std::shared_ptr<void> acquire_buffer(size_t bytes, bool zeroed) {
   if (bytes >= kPoolMinBytes) {
     if (void* p = pool().take(bytes)) {
-      std::memset(p, 0, bytes);
+      if (zeroed) std::memset(p, 0, bytes);
       return std::shared_ptr<void>(p, PoolDeleter{bytes});
     }
   }
   void* p = std::aligned_alloc(64, bytes);
   if (!p) return nullptr;
-  std::memset(p, 0, bytes);
+  if (zeroed) std::memset(p, 0, bytes);
   if (bytes >= kPoolMinBytes) return std::shared_ptr<void>(p, PoolDeleter{bytes});
   return std::shared_ptr<void>(p, FreeDeleter());
 }

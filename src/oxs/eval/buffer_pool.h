@@ -20,6 +20,8 @@ inline constexpr size_t kPoolMinBytes = size_t{32} << 10;
 // by the returned pointer (which returns it to the pool). Null if out of
 // memory.
 std::shared_ptr<void> acquire_zeroed_buffer(size_t bytes);
+// The same, zero-filled only when `zeroed` (else its bytes are unspecified).
+std::shared_ptr<void> acquire_buffer(size_t bytes, bool zeroed);
 
 size_t pool_capacity();
 // 0 disables pooling (buffers are freed at once); cached buffers over the new

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <limits>
 
+#include "oxs/eval/convert/narrow.h"
 #include "oxs/eval/kernel_util.h"
 
 namespace oxs::eval {
@@ -114,6 +115,7 @@ T string_to_number(const std::string& s) {
 
 Tensor cast_tensor(const Tensor& t, DataType to) {
   if (t.dtype() == to) return t;
+  if (is_narrow_type(t.dtype()) || is_narrow_type(to)) return cast_narrow(t, to);
   Tensor out(to, t.dims());
   const int64_t n = t.numel();
   if (t.dtype() == DataType::String) {

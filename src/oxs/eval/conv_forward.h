@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "oxs/eval/gemm.h"
+#include "oxs/eval/parallel/thread_pool.h"
 #include "oxs/eval/tensor.h"
 #include "oxs/eval/window.h"
 
@@ -155,6 +156,10 @@ void im2col_generic(const T* x, int64_t channels, const Window& w, T* col) {
   }
 }
 
+// depthwise() for one float plane with AVX-512 (fast/depthwise.cc), the
+// same sums in the same order; false when it does not apply.
+bool depthwise_avx512(const float* xc, const float* wj, const Geom3& g, float* y);
+
 // One input channel per group (depthwise, channel multiplier mg): each
 // output plane y (pre-filled with the bias) accumulates w * shifted input.
 template <class T>
@@ -202,11 +207,15 @@ struct Im2colRows {
 // the buffer in L2 while OpenBLAS packs it.
 inline constexpr int64_t kColBandBytes = int64_t(1) << 20;
 
-// y: [n, m, out...], already holding the bias (or zeros). x: [n, c, in...],
-// w: [m, c/group, kernel...].
+// W packed once per group (fast/packed_weights.h), or null.
+using PackedGroups = std::vector<std::shared_ptr<const PackedA>>;
+
+// y: [n, m, out...] (contents ignored; every element is written). x: [n, c,
+// in...], w: [m, c/group, kernel...], bias: [m] or null; `packed` (float
+// only) is w packed per group, whose GEMMs add the bias as they store.
 template <class T>
-void conv_forward(const T* x, const T* w, T* y, int64_t n, int64_t c, int64_t m, int64_t group,
-                  const Window& win) {
+void conv_forward(const T* x, const T* w, const T* bias, T* y, int64_t n, int64_t c, int64_t m,
+                  int64_t group, const Window& win, const PackedGroups* packed = nullptr) {
   using C = compute_t<T>;
   const int64_t cg = c / group, mg = m / group, K = win.kernel_numel(), P = win.out_numel();
   const int64_t CK = cg * K;
@@ -218,10 +227,31 @@ void conv_forward(const T* x, const T* w, T* y, int64_t n, int64_t c, int64_t m,
                 win.pad_end[i] == 0;
   }
   if (P == 0 || m == 0) return;
+  const bool depthwise_conv = cg == 1 && group > 1 && win.rank() <= 3;
+  // The paths below that take the packed weights write Y whole (bias added
+  // as they store); the others accumulate onto Y holding the bias.
+  bool fused = false;
+  if constexpr (std::is_same_v<T, float>) {
+    fused = packed && !depthwise_conv &&
+            (pointwise || (win.rank() <= 3 && win.strides.back() < (int64_t(1) << 24) &&
+                           gemm_f32_uses_avx512(mg, P, CK)));
+  }
   for (int64_t b = 0; b < n; ++b) {
     const T* xb = x + b * c * in_n;
     T* yb = y + b * m * P;
+    if (!fused) {
+      for (int64_t j = 0; j < m; ++j) std::fill_n(yb + j * P, P, bias ? bias[j] : T{});
+    }
     if (pointwise) {  // in_n == P: X_g [cg, P] is the right operand as it is
+      if constexpr (std::is_same_v<T, float>) {
+        if (fused) {
+          for (int64_t g = 0; g < group; ++g) {
+            sgemm_avx512_packed_a(*(*packed)[size_t(g)], P, xb + g * cg * in_n, P, yb + g * mg * P,
+                                  P, bias ? bias + g * mg : nullptr);
+          }
+          continue;
+        }
+      }
       for (int64_t g = 0; g < group; ++g) {
         gemm<T>(false, false, mg, P, cg, C(1), w + g * mg * CK, CK, xb + g * cg * in_n, P, C(1),
                 yb + g * mg * P, P);
@@ -229,9 +259,18 @@ void conv_forward(const T* x, const T* w, T* y, int64_t n, int64_t c, int64_t m,
       continue;
     }
     if constexpr (std::is_floating_point_v<T>) {
-      if (cg == 1 && group > 1 && win.rank() <= 3) {
+      if (depthwise_conv) {
         Geom3 g3 = geom3(win);
-        for (int64_t j = 0; j < m; ++j) depthwise(xb + (j / mg) * in_n, w + j * K, g3, yb + j * P);
+        // Output planes are independent: split over the thread pool.
+        parallel_for(m, double(P * K), [&](int64_t j0, int64_t j1) {
+          for (int64_t j = j0; j < j1; ++j) {
+            const T* xc = xb + (j / mg) * in_n;
+            if constexpr (std::is_same_v<T, float>) {
+              if (depthwise_avx512(xc, w + j * K, g3, yb + j * P)) continue;
+            }
+            depthwise(xc, w + j * K, g3, yb + j * P);
+          }
+        });
         continue;
       }
     }
@@ -241,8 +280,13 @@ void conv_forward(const T* x, const T* w, T* y, int64_t n, int64_t c, int64_t m,
           gemm_f32_uses_avx512(mg, P, CK)) {
         for (int64_t g = 0; g < group; ++g) {
           Im2colRows src{xb + g * cg * in_n, geom3(win)};
-          sgemm_avx512_rows(mg, P, CK, w + g * mg * CK, CK, RowSource{&src, &Im2colRows::fill},
-                            1.0f, yb + g * mg * P, P);
+          const RowSource rows{&src, &Im2colRows::fill};
+          if (fused) {
+            sgemm_avx512_rows_packed(*(*packed)[size_t(g)], P, rows, yb + g * mg * P, P,
+                                     bias ? bias + g * mg : nullptr);
+          } else {
+            sgemm_avx512_rows(mg, P, CK, w + g * mg * CK, CK, rows, 1.0f, yb + g * mg * P, P);
+          }
         }
         continue;
       }

@@ -184,11 +184,12 @@ void dispatch_bytes(size_t size, F&& f) {
 }
 
 // For ops that move elements without looking at them (Transpose, Gather,
-// Concat, ...): an unsigned type of the element's size, or std::string.
+// Concat, ...): an unsigned type of the element's size, or std::string. The
+// sub-byte types are held one element a byte (convert/narrow.h).
 template <class F>
 void dispatch_copy(ir::DataType t, F&& f) {
   if (t == ir::DataType::String) return f(std::string{});
-  dispatch_bytes(ir::element_size(t), f);
+  dispatch_bytes(ir::is_sub_byte(t) ? 1 : ir::element_size(t), f);
 }
 
 }  // namespace oxs::eval

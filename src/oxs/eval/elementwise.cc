@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "oxs/eval/broadcast.h"
+#include "oxs/eval/fast/fast_kernels.h"
 #include "oxs/eval/kernel_util.h"
 
 namespace oxs::eval {
@@ -46,12 +47,22 @@ Tensor legacy_broadcast(const KernelContext& ctx, const Tensor& a, const Tensor&
 }
 
 // Same-type arithmetic on two inputs.
+// The fast path (fast/fast_kernels.h) of an arithmetic op.
+template <class Op>
+constexpr fast::Binary fast_binary() {
+  if constexpr (std::is_same_v<Op, AddOp>) return fast::Binary::Add;
+  if constexpr (std::is_same_v<Op, SubOp>) return fast::Binary::Sub;
+  if constexpr (std::is_same_v<Op, MulOp>) return fast::Binary::Mul;
+  return fast::Binary::Div;
+}
+
 template <class Op>
 void arith_kernel(KernelContext& ctx) {
   const Tensor& a = ctx.tensor(0);
   const Tensor b = legacy_broadcast(ctx, a, ctx.tensor(1));
   require_same_dtype(ctx, a, b);
   Tensor& out = ctx.alloc_output(0, a.dtype(), broadcast_shapes(a.dims(), b.dims()));
+  if (fast::binary(fast_binary<Op>(), a, b, out)) return;
   dispatch_arith(a.dtype(), [&](auto tag) {
     using T = decltype(tag);
     using C = compute_t<T>;
@@ -280,7 +291,7 @@ void where_kernel(KernelContext& ctx) {
         [&](int64_t i, const std::string& v) { so[static_cast<size_t>(i)] = v; });
     return;
   }
-  dispatch_bytes(ir::element_size(x.dtype()), [&](auto tag) {
+  dispatch_bytes(storage_size(x.dtype()), [&](auto tag) {
     using T = decltype(tag);
     const T* px = x.data<T>();
     const T* py = y.data<T>();

@@ -5,15 +5,16 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 
 #include "oxs/eval/dispatch.h"
 
 namespace oxs::eval {
 
-// The AVX-512 SGEMM of sgemm_avx512.cc: single-threaded, same contract as
-// gemm_f32. Call it only when sgemm_avx512_supported(). gemm_f32 uses it
-// instead of OpenBLAS when the CPU has AVX-512 and OpenBLAS runs one thread
-// (or the product is small); OXS_SGEMM=openblas in the environment turns it off.
+// The AVX-512 SGEMM of sgemm_avx512.cc, split over the current thread pool
+// (parallel/thread_pool.h); same contract as gemm_f32. Call it only when
+// sgemm_avx512_supported(). gemm_f32 uses it instead of OpenBLAS whenever the
+// CPU has AVX-512; OXS_SGEMM=openblas in the environment turns it off.
 bool sgemm_avx512_supported();
 void sgemm_avx512(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
                   int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc);
@@ -34,6 +35,34 @@ struct RowSource {
 // AVX-512 kernel; B is built while packing, never stored whole.
 void sgemm_avx512_rows(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda,
                        const RowSource& b, float beta, float* c, int64_t ldc);
+
+// B [k, n] (B^T stored when tb) packed once into the panels sgemm_avx512
+// reads, for a constant right operand (MatMul/Gemm weights) used on every
+// run: a session packs it on the first run and keeps it.
+struct PackedB {
+  int64_t k = 0, n = 0, n_pad = 0;
+  std::shared_ptr<float> data;
+};
+std::shared_ptr<const PackedB> sgemm_avx512_pack_b(bool tb, int64_t k, int64_t n, const float* b,
+                                                   int64_t ldb);
+// C = alpha * op(A) [m, k] x B + beta * C with a packed B.
+void sgemm_avx512_packed(bool ta, int64_t m, float alpha, const float* a, int64_t lda,
+                         const PackedB& b, float beta, float* c, int64_t ldc);
+
+// A [m, k] (row-major, alpha 1) packed once, for a constant left operand
+// (Conv's weights, one per group).
+struct PackedA {
+  int64_t m = 0, k = 0, m_pad = 0;
+  std::shared_ptr<float> data;
+};
+std::shared_ptr<const PackedA> sgemm_avx512_pack_a(int64_t m, int64_t k, const float* a,
+                                                   int64_t lda);
+// C [m, n] = A x B + row_bias (one value per row of C; zeros when null),
+// C's old contents ignored.
+void sgemm_avx512_rows_packed(const PackedA& a, int64_t n, const RowSource& b, float* c,
+                              int64_t ldc, const float* row_bias);
+void sgemm_avx512_packed_a(const PackedA& a, int64_t n, const float* b, int64_t ldb, float* c,
+                           int64_t ldc, const float* row_bias);
 
 void gemm_f32(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
               int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc);

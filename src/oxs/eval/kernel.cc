@@ -41,6 +41,12 @@ void KernelContext::set_output(size_t i, Value v) {
   outputs_[i] = std::move(v);
 }
 
+Tensor& KernelContext::alloc_output_uninitialized(size_t i, DataType dtype, Dims dims) {
+  Tensor& t = alloc_output(i, dtype, {});
+  t = Tensor::uninitialized(dtype, std::move(dims));
+  return t;
+}
+
 Tensor& KernelContext::alloc_output(size_t i, DataType dtype, Dims dims) {
   if (i >= outputs_.size()) {
     // The node declares fewer outputs: compute into a scratch slot.

@@ -82,6 +82,9 @@ class KernelContext {
   void set_output(size_t i, Value v);
   // Allocates output i; returns it for filling.
   Tensor& alloc_output(size_t i, DataType dtype, Dims dims);
+  // The same without zero-filling (Tensor::uninitialized): the kernel must
+  // write every element.
+  Tensor& alloc_output_uninitialized(size_t i, DataType dtype, Dims dims);
 
   // ---- attributes (references resolved) ----
   const ir::Attr* attr(std::string_view name) const;

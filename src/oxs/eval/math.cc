@@ -3,6 +3,7 @@
 // HardSwish, ...) have no kernel here: their schema bodies run instead.
 #include <cmath>
 
+#include "oxs/eval/fast/fast_kernels.h"
 #include "oxs/eval/kernel_util.h"
 
 namespace oxs::eval {
@@ -67,7 +68,10 @@ OXS_UNARY_FLOAT(atanh_k, std::atanh(v))
 OXS_UNARY_FLOAT(ceil_k, std::ceil(v))
 OXS_UNARY_FLOAT(floor_k, std::floor(v))
 OXS_UNARY_FLOAT(round_k, std::nearbyint(v))
-OXS_UNARY_FLOAT(erf_k, std::erf(v))
+void erf_k(KernelContext& ctx) {
+  if (fast::erf(ctx)) return;
+  unary_float(ctx, [](auto v) -> decltype(v) { return std::erf(v); });
+}
 OXS_UNARY_FLOAT(sigmoid_k, sigmoid(v))
 OXS_UNARY_FLOAT(tanh_k, std::tanh(v))
 OXS_UNARY_FLOAT(softsign_k, v / (decltype(v)(1) + std::abs(v)))
@@ -98,6 +102,7 @@ void sign_k(KernelContext& ctx) {
   });
 }
 void relu_k(KernelContext& ctx) {
+  if (fast::relu(ctx)) return;
   unary_arith(ctx, [](auto v) -> decltype(v) { return v > decltype(v)(0) ? v : decltype(v)(0); });
 }
 void leaky_relu_k(KernelContext& ctx) {

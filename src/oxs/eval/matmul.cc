@@ -9,6 +9,8 @@
 #include <string_view>
 
 #include "oxs/eval/broadcast.h"
+#include "oxs/eval/fast/fast_kernels.h"
+#include "oxs/eval/fast/packed_weights.h"
 #include "oxs/eval/gemm.h"
 #include "oxs/eval/kernel_util.h"
 #include "oxs/eval/validate/checked.h"
@@ -33,13 +35,17 @@ void set_sgemm_avx512_enabled(bool on) {
 }
 
 bool gemm_f32_uses_avx512(int64_t m, int64_t n, int64_t k) {
-  if (!sgemm_avx512_supported() || !avx512_wanted()) return false;
-  return openblas_get_num_threads() == 1 || double(m) * double(n) * double(k) <= double(1 << 21);
+  (void)m, (void)n, (void)k;
+  // Always when available: OpenBLAS 0.3.21 picks slow kernels on newer
+  // AVX-512 CPUs (SSE3 "Prescott" ones on Sapphire Rapids), and the AVX-512
+  // SGEMM is split over the session's thread pool itself.
+  return sgemm_avx512_supported() && avx512_wanted();
 }
 
 void gemm_f32(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
               int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
   if (m == 0 || n == 0) return;
+  if (fast::small_m_gemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)) return;
   if (gemm_f32_uses_avx512(m, n, k))
     return sgemm_avx512(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
   if (k == 0) {
@@ -91,11 +97,20 @@ Tensor matmul_tensors(const KernelContext& ctx, const Tensor& a0, const Tensor& 
   int64_t nb = checked_numel(batch);
   auto sa = broadcast_strides(ab, batch), sb = broadcast_strides(bb, batch);
   auto bs = row_major_strides(batch);
+  // B shared by every batch entry (a weight matrix, as in x[L, N, E] x W[E, F]):
+  // A's batch rows are contiguous, so the whole product is one GEMM of
+  // (batch * m) rows, B packed once instead of once per batch entry. Each
+  // output element sums over k in the same order either way.
+  const bool b_shared = checked_numel(bb) == 1 && checked_numel(ab) == nb;
   dispatch_arith(a.dtype(), [&](auto tag) {
     using T = decltype(tag);
     const T* pa = a.data<T>();
     const T* pb = b.data<T>();
     T* po = out.mutable_data<T>();
+    if (b_shared && nb > 1) {
+      gemm<T>(false, false, nb * m, n, k, 1, pa, k, pb, n, 0, po, n);
+      return;
+    }
     for (int64_t i = 0; i < nb; ++i) {
       int64_t ia = 0, ib = 0;
       for (size_t d = 0; d < batch.size(); ++d) {
@@ -116,8 +131,24 @@ Tensor matmul_tensors(const KernelContext& ctx, const Tensor& a0, const Tensor& 
 namespace {
 
 void matmul_k(KernelContext& ctx) {
-  require_same_dtype(ctx, ctx.tensor(0), ctx.tensor(1));
-  ctx.set_output(0, matmul_tensors(ctx, ctx.tensor(0), ctx.tensor(1)));
+  const Tensor& a = ctx.tensor(0);
+  const Tensor& b = ctx.tensor(1);
+  require_same_dtype(ctx, a, b);
+  // x [..., k] times a constant weight W [k, n]: one GEMM over all rows of x
+  // with W packed once per session.
+  if (a.rank() >= 2 && b.rank() == 2 && a.dim(a.rank() - 1) == b.dim(0) &&
+      a.numel() > fast::kSmallGemmRows * b.dim(0)) {
+    const int64_t k = b.dim(0), n = b.dim(1);
+    if (const PackedB* pb = fast::packed_weight_b(ctx, 1, b, false, k, n)) {
+      Dims od = a.dims();
+      od.back() = n;
+      Tensor& out = ctx.alloc_output_uninitialized(0, DataType::Float, od);
+      sgemm_avx512_packed(false, a.numel() / k, 1.0f, a.data<float>(), k, *pb, 0.0f,
+                          out.mutable_data<float>(), n);
+      return;
+    }
+  }
+  ctx.set_output(0, matmul_tensors(ctx, a, b));
 }
 
 void gemm_k(KernelContext& ctx) {
@@ -137,6 +168,14 @@ void gemm_k(KernelContext& ctx) {
   } else {
     out = Tensor(a.dtype(), {m, n});
     beta = 0;
+  }
+  const PackedB* pb =
+      m > fast::kSmallGemmRows ? fast::packed_weight_b(ctx, 1, b, tb, k, n) : nullptr;
+  if (pb) {
+    sgemm_avx512_packed(ta, m, alpha, a.data<float>(), a.dim(1), *pb, beta,
+                        out.mutable_data<float>(), n);
+    ctx.set_output(0, out);
+    return;
   }
   dispatch_arith(a.dtype(), [&](auto tag) {
     using T = decltype(tag);

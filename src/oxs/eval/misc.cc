@@ -1,5 +1,4 @@
-// Kernels that fit no family: quantization (QuantizeLinear,
-// DequantizeLinear), strings (StringNormalizer), Unique,
+// Kernels that fit no family: strings (StringNormalizer), Unique,
 // NonMaxSuppression, TfIdfVectorizer, and the ai.onnx.preview.training
 // optimizers (Adagrad, Adam, Momentum).
 #include <algorithm>
@@ -18,80 +17,6 @@
 namespace oxs::eval {
 
 namespace {
-
-// Per-element scale/zero-point index for per-tensor or per-axis params.
-struct QuantAxis {
-  int64_t inner = 1, len = 1;
-  bool per_axis = false;
-  int64_t at(int64_t i) const { return per_axis ? (i / inner) % len : 0; }
-};
-
-QuantAxis quant_axis(const KernelContext& ctx, const Tensor& x, const Tensor& scale) {
-  QuantAxis q;
-  if (scale.numel() <= 1 && scale.rank() == 0) return q;
-  if (scale.numel() == 1) return q;
-  int64_t axis = normalize_axis(ctx, ctx.attr_int("axis", 1), int64_t(x.rank()));
-  q.per_axis = true;
-  q.len = x.dim(size_t(axis));
-  if (scale.numel() != q.len) ctx.fail("scale must have one entry per slice of the axis");
-  q.inner = checked_product(ctx, x.dims(), size_t(axis) + 1, x.rank(), "inner size");
-  return q;
-}
-
-// A zero point has one value or one per scale.
-void check_zero_point(const KernelContext& ctx, const Tensor* zp, const Tensor& scale) {
-  if (zp && zp->numel() != 1 && zp->numel() != scale.numel()) {
-    ctx.fail("the zero point has " + std::to_string(zp->numel()) + " values but the scale " +
-             std::to_string(scale.numel()) + "; it must have one or one per scale");
-  }
-}
-
-void quantize_k(KernelContext& ctx) {
-  const Tensor& x = ctx.tensor(0);
-  Tensor scale = cast_tensor(ctx.tensor(1), DataType::Double);
-  const Tensor* zp = ctx.optional_tensor(2);
-  DataType odt = zp ? zp->dtype() : DataType::Uint8;
-  Tensor z = zp ? cast_tensor(*zp, DataType::Double) : Tensor(DataType::Double, {1});
-  QuantAxis q = quant_axis(ctx, x, scale);
-  check_zero_point(ctx, zp, scale);
-  Tensor xd = cast_tensor(x, DataType::Double);
-  Tensor& out = ctx.alloc_output(0, odt, x.dims());
-  dispatch_int(odt, [&](auto tag) {
-    using T = decltype(tag);
-    T* po = out.mutable_data<T>();
-    for (int64_t i = 0; i < x.numel(); ++i) {
-      int64_t j = q.at(i);
-      // Divide in the input's precision (float for float), as numpy does.
-      double q = x.dtype() == DataType::Double
-                     ? xd.data<double>()[i] / scale.data<double>()[j]
-                     : double(float(xd.data<double>()[i]) / float(scale.data<double>()[j]));
-      double v = std::nearbyint(q) + z.data<double>()[z.numel() > 1 ? j : 0];
-      if (std::isnan(v)) v = 0;  // no integer for NaN (0 / 0)
-      v = std::clamp<double>(v, double(std::numeric_limits<T>::lowest()),
-                             double(std::numeric_limits<T>::max()));
-      po[i] = T(v);
-    }
-  });
-}
-
-void dequantize_k(KernelContext& ctx) {
-  const Tensor& x = ctx.tensor(0);
-  Tensor scale = cast_tensor(ctx.tensor(1), DataType::Double);
-  const Tensor* zp = ctx.optional_tensor(2);
-  Tensor z = zp ? cast_tensor(*zp, DataType::Double) : Tensor(DataType::Double, {1});
-  QuantAxis q = quant_axis(ctx, x, scale);
-  check_zero_point(ctx, zp, scale);
-  Tensor xd = cast_tensor(x, DataType::Double);
-  Tensor& out = ctx.alloc_output(0, ctx.tensor(1).dtype(), x.dims());
-  Tensor yd(DataType::Double, x.dims());
-  for (int64_t i = 0; i < x.numel(); ++i) {
-    int64_t j = q.at(i);
-    yd.mutable_data<double>()[i] =
-        (xd.data<double>()[i] - z.data<double>()[z.numel() > 1 ? j : 0]) * scale.data<double>()[j];
-  }
-  out = cast_tensor(yd, out.dtype());
-  ctx.set_output(0, out);
-}
 
 // Case mapping for StringNormalizer: UTF-8 is decoded and each code point
 // mapped with the C library's wide-character tables of `locale` (falling back
@@ -557,8 +482,6 @@ void adam_k(KernelContext& ctx) {
 }  // namespace
 
 void register_misc_kernels(KernelRegistry& r) {
-  r.add("", "QuantizeLinear", 10, quantize_k);
-  r.add("", "DequantizeLinear", 10, dequantize_k);
   r.add("", "StringNormalizer", 10, string_normalizer_k);
   r.add("", "Unique", 11, unique_k);
   r.add("", "NonMaxSuppression", 10, nms_k);

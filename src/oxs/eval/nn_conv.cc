@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "oxs/eval/conv_forward.h"
+#include "oxs/eval/fast/packed_weights.h"
 #include "oxs/eval/gemm.h"
 #include "oxs/eval/kernel_util.h"
 #include "oxs/eval/validate/checked.h"
@@ -129,7 +130,9 @@ std::vector<int64_t> spatial_of(const Tensor& t) {
 }
 
 // Conv over same-typed x, w (float/double via BLAS, ints via loops).
-Tensor conv(KernelContext& ctx, const Tensor& x, const Tensor& wt, const Tensor* bias) {
+// `packed`: W packed per group for the AVX-512 SGEMM (fast/packed_weights.h).
+Tensor conv(KernelContext& ctx, const Tensor& x, const Tensor& wt, const Tensor* bias,
+            const conv_detail::PackedGroups* packed = nullptr) {
   if (x.rank() < 3 || wt.rank() != x.rank()) ctx.fail("X and W must have the same rank >= 3");
   int64_t n = x.dim(0), c = x.dim(1), m = wt.dim(0);
   int64_t group = ctx.attr_int("group", 1);
@@ -146,18 +149,13 @@ Tensor conv(KernelContext& ctx, const Tensor& x, const Tensor& wt, const Tensor*
              "the convolution");
   Dims od{n, m};
   od.insert(od.end(), w.out.begin(), w.out.end());
-  Tensor out(x.dtype(), od);
-  const int64_t P = w.out_numel();
+  // conv_forward writes every element (the bias or zeros first, or GEMMs
+  // that store whole rows).
+  Tensor out = Tensor::uninitialized(x.dtype(), od);
   dispatch_arith(x.dtype(), [&](auto tag) {
     using T = decltype(tag);
-    T* po = out.mutable_data<T>();
-    if (bias) {  // conv_forward accumulates onto Y: start from the bias
-      const T* pb = bias->data<T>();
-      for (int64_t b = 0; b < n; ++b) {
-        for (int64_t j = 0; j < m; ++j) std::fill_n(po + (b * m + j) * P, P, pb[j]);
-      }
-    }
-    conv_detail::conv_forward(x.data<T>(), wt.data<T>(), po, n, c, m, group, w);
+    conv_detail::conv_forward(x.data<T>(), wt.data<T>(), bias ? bias->data<T>() : nullptr,
+                              out.mutable_data<T>(), n, c, m, group, w, packed);
   });
   return out;
 }
@@ -166,17 +164,33 @@ void conv_k(KernelContext& ctx) {
   const Tensor& x = ctx.tensor(0);
   const Tensor& w = ctx.tensor(1);
   require_same_dtype(ctx, x, w);
-  ctx.set_output(0, conv(ctx, x, w, ctx.optional_tensor(2)));
+  const int64_t group = ctx.attr_int("group", 1);
+  ctx.set_output(
+      0, conv(ctx, x, w, ctx.optional_tensor(2), fast::packed_conv_weights(ctx, 1, w, group)));
 }
 
 void conv_integer_k(KernelContext& ctx) {
+  // Subtracting the zero point before padding with 0 is padding with the
+  // zero point (ONNX 1.23's reading). x's zero point is per tensor; w's per
+  // tensor or one per output channel (w's first dimension).
   auto shifted = [&](size_t i, size_t zp) {
     Tensor t = cast_tensor(ctx.tensor(i), DataType::Int32).clone();  // modified below
     if (const Tensor* z = ctx.optional_tensor(zp)) {
-      // Per-tensor zero points only (per-channel ones would be ignored).
-      int32_t zv = int32_t(scalar_int64(ctx, *z, i == 0 ? "x_zero_point" : "w_zero_point"));
+      const char* name = i == 0 ? "x_zero_point" : "w_zero_point";
       int32_t* p = t.mutable_data<int32_t>();
-      for (int64_t k = 0; k < t.numel(); ++k) p[k] -= zv;
+      if (i == 1 && z->numel() != 1 && t.rank() > 0) {
+        if (z->rank() != 1 || z->numel() != t.dim(0)) {
+          ctx.fail(std::string(name) + " has shape " + dims_to_string(z->dims()) +
+                   "; it must have one value or one per output channel (" +
+                   std::to_string(t.dim(0)) + ")");
+        }
+        const Tensor zv = cast_tensor(*z, DataType::Int32);
+        const int64_t per = t.dim(0) ? t.numel() / t.dim(0) : 0;
+        for (int64_t k = 0; k < t.numel(); ++k) p[k] -= zv.data<int32_t>()[k / per];
+      } else {
+        const auto zv = int32_t(scalar_int64(ctx, *z, name));
+        for (int64_t k = 0; k < t.numel(); ++k) p[k] -= zv;
+      }
     }
     return t;
   };

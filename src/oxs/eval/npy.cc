@@ -1,7 +1,5 @@
 #include "oxs/eval/npy.h"
 
-#include <unistd.h>
-
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -11,6 +9,7 @@
 #include "oxs/eval/dispatch.h"
 #include "oxs/eval/kernel_util.h"
 #include "oxs/ir/error.h"
+#include "oxs/onnx/file_io.h"
 
 namespace oxs::eval {
 
@@ -291,7 +290,9 @@ std::string npy_bytes(const Tensor& t0) {
       break;
     default:
       throw Error(ErrorKind::Unsupported,
-                  "cannot write " + std::string(ir::dtype_name(t.dtype())) + " as .npy");
+                  "cannot write " + std::string(ir::dtype_name(t.dtype())) +
+                      " as .npy: numpy has no such type; print the values (--json) or Cast "
+                      "them to a numpy type in the model");
   }
   std::string shape = "(";
   for (size_t i = 0; i < t.rank(); ++i)
@@ -318,26 +319,15 @@ std::string npy_bytes(const Tensor& t0) {
   return out;
 }
 
+// Through onnx::AtomicFile, the one writer of the project: a temporary name
+// no one can predict, created with O_EXCL|O_NOFOLLOW, renamed over `path`
+// (a link there is replaced, never written through).
 void write_npy(const std::string& path, const Tensor& t) {
-  std::string bytes = npy_bytes(t);
-  std::string tmp = path + ".tmp." + std::to_string(::getpid());
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out)
-      throw Error(ErrorKind::IO, "cannot write '" + tmp + "': " + std::strerror(errno),
-                  {.file = path});
-    out.write(bytes.data(), std::streamsize(bytes.size()));
-    out.flush();
-    if (!out) {
-      std::remove(tmp.c_str());
-      throw Error(ErrorKind::IO, "writing '" + path + "' failed", {.file = path});
-    }
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    throw Error(ErrorKind::IO, "cannot rename onto '" + path + "': " + std::strerror(errno),
-                {.file = path});
-  }
+  const std::string bytes = npy_bytes(t);
+  onnx::AtomicFile out(path);
+  out.write(bytes.data(), bytes.size());
+  out.finish();
+  out.commit();
 }
 
 }  // namespace oxs::eval

@@ -4,7 +4,8 @@
 // file, a shape whose size overflows or is over allocation_limit(), or data
 // shorter than the header promises is an oxs::Error naming the file, found
 // before anything is allocated. bfloat16 (which numpy lacks) is written as
-// float32. Writes go to a temporary file renamed over the target.
+// float32. write_npy goes through onnx::AtomicFile (unpredictable temporary
+// name, O_EXCL|O_NOFOLLOW, renamed over the target).
 #pragma once
 
 #include <string>

@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "oxs/eval/broadcast.h"
+#include "oxs/eval/fast/fast_kernels.h"
 #include "oxs/eval/kernel_util.h"
 #include "oxs/eval/validate/checked.h"
 
@@ -33,8 +34,7 @@ std::vector<bool> reduce_axes(KernelContext& ctx, const Tensor& x, int input_sin
 }
 
 template <Red K>
-void reduce_k(KernelContext& ctx) {
-  const Tensor& x = ctx.tensor(0);
+Tensor reduce_tensor(KernelContext& ctx, const Tensor& x) {
   int since = K == Red::Sum ? 13 : 18;
   std::vector<bool> red = reduce_axes(ctx, x, since);
   bool keep = ctx.attr_int("keepdims", 1) != 0;
@@ -45,6 +45,7 @@ void reduce_k(KernelContext& ctx) {
     if (red[i]) count = checked_mul(ctx, count, x.dim(i), "reduced size");
     if (!red[i] || keep) od.push_back(kd[i]);
   }
+  Tensor result;
   dispatch_arith(x.dtype(), [&](auto tag) {
     using T = decltype(tag);
     using C = compute_t<T>;
@@ -106,7 +107,7 @@ void reduce_k(KernelContext& ctx) {
                         for (int64_t i = 0; i < n; ++i) a[i] = step(a[i], A(C(src[i])), off[0] + i);
                       }
                     });
-    Tensor& out = ctx.alloc_output(0, x.dtype(), od);
+    Tensor out(x.dtype(), od);
     T* po = out.mutable_data<T>();
     for (int64_t i = 0; i < on; ++i) {
       A r = acc[i];
@@ -116,7 +117,24 @@ void reduce_k(KernelContext& ctx) {
       if constexpr (K == Red::LogSumExp) r = A(std::log(double(r)) + double(mx[i]));
       po[i] = T(C(r));
     }
+    result = std::move(out);
   });
+  return result;
+}
+
+template <Red K>
+void reduce_k(KernelContext& ctx) {
+  const Tensor& x = ctx.tensor(0);
+  if constexpr (K == Red::Max || K == Red::Min) {
+    if (x.dtype() == DataType::Bool) {
+      // ReduceMax/ReduceMin-20 take bool: "any" and "all", reduced as uint8
+      // (so an empty set gives false for Max and true for Min).
+      Tensor r = reduce_tensor<K>(ctx, cast_tensor(x, DataType::Uint8));
+      ctx.set_output(0, cast_tensor(r, DataType::Bool));
+      return;
+    }
+  }
+  ctx.set_output(0, reduce_tensor<K>(ctx, x));
 }
 
 template <bool Max>
@@ -214,6 +232,10 @@ void softmax_k(KernelContext& ctx) {
     }
   }
   Tensor& out = ctx.alloc_output(0, x.dtype(), x.dims());
+  if (K != Soft::Hardmax && inner == 1 &&
+      fast::softmax_rows(x, out, outer, len, K == Soft::LogSoftmax)) {
+    return;
+  }
   dispatch_float(x.dtype(), [&](auto tag) {
     using T = decltype(tag);
     using C = compute_t<T>;

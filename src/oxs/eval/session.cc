@@ -1,6 +1,7 @@
 #include "oxs/eval/session.h"
 
 #include "oxs/eval/function_ops.h"
+#include "oxs/eval/parallel/thread_pool.h"
 #include "oxs/eval/validate/model_check.h"
 #include "oxs/eval/validate/run_limits.h"
 
@@ -408,6 +409,11 @@ Session::Session(const ir::Model& model, SessionOptions options)
     : model_(model), options_(std::move(options)) {
   if (!options_.function_bodies) options_.function_bodies = schema_function_bodies();
   check_model_for_eval(model_);
+  if (options_.threads < 0) {
+    throw Error(ErrorKind::Usage, "the thread count must be >= 0 (0: one per hardware thread)");
+  }
+  const int threads = options_.threads == 0 ? hardware_threads() : options_.threads;
+  if (threads > 1) pool_ = &ThreadPool::shared(threads);
   exec_ = std::make_unique<Executor>(model_, options_);
 }
 
@@ -533,6 +539,7 @@ std::vector<Value> Session::run(const std::map<std::string, Value>& feeds) {
     }
   }
   RunLimits limits(options_.max_seconds, live_bytes_limit(options_));
+  ScopedThreadPool pool(pool_);
   exec_->bind_initializers(g, f);
   exec_->run_graph(g, f);
   return exec_->collect_outputs(g, f);
@@ -545,6 +552,7 @@ std::vector<Value> Session::run_function(const ir::Function& fn, std::span<const
   std::vector<const Value*> ptrs;
   for (const Value& v : inputs) ptrs.push_back(v.is_none() ? nullptr : &v);
   RunLimits limits(options_.max_seconds, live_bytes_limit(options_));
+  ScopedThreadPool pool(pool_);
   return exec_->call_function(fn, ptrs, scope, 0);
 }
 

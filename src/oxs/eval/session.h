@@ -65,6 +65,12 @@ struct SessionOptions {
   // results, sequences, intermediates); 0: three quarters of the machine's
   // physical memory; < 0: no limit. (allocation_limit() bounds one tensor.)
   int64_t max_live_bytes = 0;
+  // Intra-op threads (the caller included) that GEMM, Conv and large
+  // elementwise/reduction kernels split their work over (see
+  // parallel/thread_pool.h); 0: the machine's hardware threads; 1: none.
+  // Results do not depend on it for the kernels that split work (each output
+  // element is computed whole by one thread, in the single-thread order).
+  int threads = 0;
 };
 
 // The live-bytes budget a run with options `o` gets.
@@ -72,6 +78,8 @@ int64_t live_bytes_limit(const SessionOptions& o);
 
 // The runtime type of a value ("float[2,3]" as an ir::Type with a static shape).
 ir::Type type_of(const Value& v);
+
+class ThreadPool;
 
 class Session {
  public:
@@ -99,6 +107,7 @@ class Session {
   const ir::Model& model_;
   SessionOptions options_;
   std::unique_ptr<Executor> exec_;
+  ThreadPool* pool_ = nullptr;  // null: one thread
 };
 
 }  // namespace oxs::eval

@@ -1,4 +1,4 @@
-// A single-threaded AVX-512 SGEMM (gemm.h: sgemm_avx512). Why it exists:
+// An AVX-512 SGEMM (gemm.h: sgemm_avx512), split over the session's threads. Why it exists:
 // Debian's OpenBLAS 0.3.21 does not recognise newer AVX-512 CPUs (AMD Zen 4/5)
 // and runs its AVX2 (Haswell) kernel there, at half the FMA width. This is
 // the textbook blocked GEMM (BLIS loop order): B is packed in panels of NR
@@ -15,6 +15,7 @@
 #include <memory>
 
 #include "oxs/eval/gemm.h"
+#include "oxs/eval/parallel/thread_pool.h"
 
 namespace oxs::eval {
 
@@ -89,8 +90,11 @@ struct MatrixB {
   bool tb;
   const float* b;
   int64_t ldb;
-  __attribute__((target("avx512f"))) void pack(int64_t p0, int64_t kc, int64_t j0, int64_t nc,
-                                               float* bp) const {
+  // The same matrix from column j0 on (a thread's share of the columns).
+  MatrixB from_column(int64_t j0) const { return {tb, tb ? b + j0 * ldb : b + j0, ldb}; }
+  // Packs into bp and returns it.
+  __attribute__((target("avx512f"))) const float* pack(int64_t p0, int64_t kc, int64_t j0,
+                                                       int64_t nc, float* bp) const {
     if (!tb) {
       // Row by row, so the reads are sequential (B is often a weight matrix
       // coming from memory; panel-by-panel reads would touch kc rows at once).
@@ -103,7 +107,7 @@ struct MatrixB {
           _mm512_store_ps(dst + 16, _mm512_maskz_loadu_ps(mask_hi(cols), src + jr + 16));
         }
       }
-      return;
+      return bp;
     }
     for (int64_t jr = 0; jr < nc; jr += NR) {
       const int64_t cols = std::min(NR, nc - jr);
@@ -114,27 +118,47 @@ struct MatrixB {
         }
       }
     }
+    return bp;
+  }
+};
+
+// A B packed once (sgemm_avx512_pack_b): depth block pc holds all columns as
+// panels of NR, panel p at data + pc * n_pad + p * NR * kc, so any column
+// offset that is a multiple of NR is a pointer into it.
+struct PrepackedB {
+  const PackedB& packed;
+  int64_t j_base = 0;
+  PrepackedB from_column(int64_t j0) const { return {packed, j_base + j0}; }
+  const float* pack(int64_t p0, int64_t kc, int64_t j0, int64_t, float*) const {
+    return packed.data.get() + p0 * packed.n_pad + (j_base + j0) * kc;
   }
 };
 
 // Packs a block of a B that a RowSource produces row by row.
 struct SourceB {
   const RowSource& src;
-  void pack(int64_t p0, int64_t kc, int64_t j0, int64_t nc, float* bp) const {
-    for (int64_t kk = 0; kk < kc; ++kk) src.fill(src.self, p0 + kk, j0, nc, bp + kk * NR, kc * NR);
+  int64_t j_base = 0;
+  SourceB from_column(int64_t j0) const { return {src, j_base + j0}; }
+  const float* pack(int64_t p0, int64_t kc, int64_t j0, int64_t nc, float* bp) const {
+    for (int64_t kk = 0; kk < kc; ++kk) {
+      src.fill(src.self, p0 + kk, j_base + j0, nc, bp + kk * NR, kc * NR);
+    }
     if (int64_t tail = nc % NR) {  // zero the last panel past column nc
       float* last = bp + (nc - tail) * kc;
       for (int64_t kk = 0; kk < kc; ++kk)
         std::fill(last + kk * NR + tail, last + (kk + 1) * NR, 0.0f);
     }
+    return bp;
   }
 };
 
 // C[rows, cols] (+)= Ap-panel x Bp-panel over kc; `overwrite` ignores the
-// old C (beta = 0 on the first depth block).
+// old C (beta = 0 on the first depth block) and then adds row_bias[i] to row
+// i when given (the same sum as adding the products to a C holding it).
 __attribute__((target("avx512f"))) void micro_kernel(int64_t kc, const float* ap, const float* bp,
                                                      float* c, int64_t ldc, int64_t rows,
-                                                     int64_t cols, bool overwrite) {
+                                                     int64_t cols, bool overwrite,
+                                                     const float* row_bias) {
   __m512 acc[MR][2];
   for (int64_t i = 0; i < MR; ++i) acc[i][0] = acc[i][1] = _mm512_setzero_ps();
   for (int64_t kk = 0; kk < kc; ++kk) {
@@ -153,7 +177,11 @@ __attribute__((target("avx512f"))) void micro_kernel(int64_t kc, const float* ap
                                    : 0;
   for (int64_t i = 0; i < rows; ++i) {
     float* ci = c + i * ldc;
-    if (overwrite) {
+    if (overwrite && row_bias) {
+      const __m512 bv = _mm512_set1_ps(row_bias[i]);
+      _mm512_mask_storeu_ps(ci, m0, _mm512_add_ps(bv, acc[i][0]));
+      _mm512_mask_storeu_ps(ci + 16, m1, _mm512_add_ps(bv, acc[i][1]));
+    } else if (overwrite) {
       _mm512_mask_storeu_ps(ci, m0, acc[i][0]);
       _mm512_mask_storeu_ps(ci + 16, m1, acc[i][1]);
     } else {
@@ -164,41 +192,110 @@ __attribute__((target("avx512f"))) void micro_kernel(int64_t kc, const float* ap
   }
 }
 
-// The BLIS loop nest over packed blocks; B comes from `pb` (MatrixB or
-// SourceB). beta is 0 or 1 here.
-template <class PackB>
-void blocked(int64_t m, int64_t n, int64_t k, float alpha, bool ta, const float* a, int64_t lda,
-             const PackB& pb, float beta, float* c, int64_t ldc) {
-  float* bp = pack_buffer(1);
-  // All of A packed up front: block (pc, ic) at whole + pc * m_pad + ic * kc.
-  const int64_t m_pad = (m + MR - 1) / MR * MR;
-  float* whole = m_pad * k <= kPackOnce ? whole_a_buffer() : nullptr;
-  for (int64_t pc = 0; whole && pc < k; pc += KC) {
-    pack_a(ta, a, lda, 0, m, pc, std::min(KC, k - pc), alpha, whole + pc * m_pad);
+// The left operand: alpha * op(A) packed per call, or a PackedA (packed
+// once, alpha 1) from row i_base on.
+struct ARows {
+  bool ta;
+  const float* a;
+  int64_t lda;
+  float alpha;
+  const PackedA* pre = nullptr;
+  int64_t i_base = 0;
+  const float* row_bias = nullptr;  // added to C's rows (beta 0 only)
+  ARows from_row(int64_t i0) const {
+    ARows r = *this;
+    if (row_bias) r.row_bias = row_bias + i0;
+    if (pre) {
+      r.i_base += i0;
+    } else {
+      r.a = ta ? a + i0 : a + i0 * lda;
+    }
+    return r;
   }
-  float* ap = whole ? nullptr : pack_buffer(0);
+};
+
+// The BLIS loop nest over packed blocks; B comes from `pb` (MatrixB,
+// PrepackedB or SourceB). beta is 0 or 1 here.
+template <class PackB>
+void blocked(int64_t m, int64_t n, int64_t k, const ARows& A, const PackB& pb, float beta, float* c,
+             int64_t ldc) {
+  const bool ta = A.ta;
+  const float* a = A.a;
+  const int64_t lda = A.lda;
+  const float alpha = A.alpha;
+  float* bp = pack_buffer(1);
+  // All of A packed up front: block (pc, ic) at whole + pc * m_pad + ic * kc
+  // (the layout of a PackedA too).
+  int64_t m_pad = (m + MR - 1) / MR * MR;
+  const float* whole = nullptr;
+  if (A.pre) {
+    m_pad = A.pre->m_pad;
+    whole = A.pre->data.get();
+  } else if (m_pad * k <= kPackOnce) {
+    float* w = whole_a_buffer();
+    for (int64_t pc = 0; pc < k; pc += KC) {
+      pack_a(ta, a, lda, 0, m, pc, std::min(KC, k - pc), alpha, w + pc * m_pad);
+    }
+    whole = w;
+  }
+  float* ap_buf = whole ? nullptr : pack_buffer(0);
+  const float* ap = ap_buf;
   for (int64_t jc = 0; jc < n; jc += NC) {
     const int64_t nc = std::min(NC, n - jc);
     for (int64_t pc = 0; pc < k; pc += KC) {
       const int64_t kc = std::min(KC, k - pc);
       const bool overwrite = pc == 0 && beta == 0;
-      pb.pack(pc, kc, jc, nc, bp);
+      const float* bpk = pb.pack(pc, kc, jc, nc, bp);
       for (int64_t ic = 0; ic < m; ic += MC) {
         const int64_t mc = std::min(MC, m - ic);
-        if (whole) {
+        if (A.pre) {
+          ap = A.pre->data.get() + pc * m_pad + (A.i_base + ic) * kc;
+        } else if (whole) {
           ap = whole + pc * m_pad + ic * kc;
         } else {
-          pack_a(ta, a, lda, ic, mc, pc, kc, alpha, ap);
+          pack_a(ta, a, lda, ic, mc, pc, kc, alpha, ap_buf);
         }
         for (int64_t jr = 0; jr < nc; jr += NR) {
           for (int64_t ir = 0; ir < mc; ir += MR) {
-            micro_kernel(kc, ap + ir * kc, bp + jr * kc, c + (ic + ir) * ldc + jc + jr, ldc,
-                         std::min(MR, mc - ir), std::min(NR, nc - jr), overwrite);
+            micro_kernel(kc, ap + ir * kc, bpk + jr * kc, c + (ic + ir) * ldc + jc + jr, ldc,
+                         std::min(MR, mc - ir), std::min(NR, nc - jr), overwrite,
+                         A.row_bias ? A.row_bias + ic + ir : nullptr);
           }
         }
       }
     }
   }
+}
+
+// `blocked` split over the current thread pool: by panels of NR columns when
+// C is at least as wide as tall, else by panels of MR rows. Every element of
+// C is computed by one thread with the same depth blocks in the same order,
+// so the result does not depend on the thread count.
+template <class PackB>
+void blocked_parallel(int64_t m, int64_t n, int64_t k, const ARows& A, const PackB& pb, float beta,
+                      float* c, int64_t ldc) {
+  const double flops = 2.0 * double(m) * double(n) * double(k);
+  if (n >= m) {
+    const int64_t panels = (n + NR - 1) / NR;
+    parallel_for(panels, flops / double(panels), [&](int64_t p0, int64_t p1) {
+      const int64_t j0 = p0 * NR, j1 = std::min(n, p1 * NR);
+      blocked(m, j1 - j0, k, A, pb.from_column(j0), beta, c + j0, ldc);
+    });
+  } else {
+    const int64_t panels = (m + MR - 1) / MR;
+    parallel_for(panels, flops / double(panels), [&](int64_t p0, int64_t p1) {
+      const int64_t i0 = p0 * MR, i1 = std::min(m, p1 * MR);
+      blocked(i1 - i0, n, k, A.from_row(i0), pb, beta, c + i0 * ldc, ldc);
+    });
+  }
+}
+
+// A 64-byte-aligned array of n floats (at least one), for packed operands.
+std::shared_ptr<float> aligned_floats(int64_t n) {
+  const size_t bytes = (size_t(std::max<int64_t>(1, n)) * sizeof(float) + 63) / 64 * 64;
+  void* mem = std::aligned_alloc(64, bytes);
+  if (!mem) throw std::bad_alloc();
+  return std::shared_ptr<float>(static_cast<float*>(mem), [](float* q) { std::free(q); });
 }
 
 // C = beta * C for the cases the blocked loop does not cover.
@@ -223,14 +320,74 @@ void sgemm_avx512(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha
     if (k <= 0) return;
     beta = 1;
   }
-  blocked(m, n, k, alpha, ta, a, lda, MatrixB{tb, b, ldb}, beta, c, ldc);
+  blocked_parallel(m, n, k, ARows{ta, a, lda, alpha}, MatrixB{tb, b, ldb}, beta, c, ldc);
+}
+
+std::shared_ptr<const PackedB> sgemm_avx512_pack_b(bool tb, int64_t k, int64_t n, const float* b,
+                                                   int64_t ldb) {
+  auto p = std::make_shared<PackedB>();
+  p->k = k;
+  p->n = n;
+  p->n_pad = (n + NR - 1) / NR * NR;
+  p->data = aligned_floats(k * p->n_pad);
+  const MatrixB src{tb, b, ldb};
+  for (int64_t pc = 0; pc < k; pc += KC) {
+    src.pack(pc, std::min(KC, k - pc), 0, n, p->data.get() + pc * p->n_pad);
+  }
+  return p;
+}
+
+void sgemm_avx512_packed(bool ta, int64_t m, float alpha, const float* a, int64_t lda,
+                         const PackedB& b, float beta, float* c, int64_t ldc) {
+  const int64_t n = b.n, k = b.k;
+  if (m <= 0 || n <= 0) return;
+  if (k <= 0 || (beta != 0 && beta != 1)) {
+    scale_c(m, n, beta, c, ldc);
+    if (k <= 0) return;
+    beta = 1;
+  }
+  blocked_parallel(m, n, k, ARows{ta, a, lda, alpha}, PrepackedB{b}, beta, c, ldc);
 }
 
 void sgemm_avx512_rows(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda,
                        const RowSource& b, float beta, float* c, int64_t ldc) {
   if (m <= 0 || n <= 0) return;
   if (k <= 0) return scale_c(m, n, beta, c, ldc);
-  blocked(m, n, k, 1.0f, false, a, lda, SourceB{b}, beta, c, ldc);
+  blocked_parallel(m, n, k, ARows{false, a, lda, 1.0f}, SourceB{b}, beta, c, ldc);
+}
+
+std::shared_ptr<const PackedA> sgemm_avx512_pack_a(int64_t m, int64_t k, const float* a,
+                                                   int64_t lda) {
+  auto p = std::make_shared<PackedA>();
+  p->m = m;
+  p->k = k;
+  p->m_pad = (m + MR - 1) / MR * MR;
+  p->data = aligned_floats(k * p->m_pad);
+  for (int64_t pc = 0; pc < k; pc += KC) {
+    pack_a(false, a, lda, 0, m, pc, std::min(KC, k - pc), 1.0f, p->data.get() + pc * p->m_pad);
+  }
+  return p;
+}
+
+// C = row_bias (per row, when given) or zeros, for products of depth 0.
+void fill_rows(int64_t m, int64_t n, const float* row_bias, float* c, int64_t ldc) {
+  for (int64_t i = 0; i < m; ++i) std::fill_n(c + i * ldc, n, row_bias ? row_bias[i] : 0.0f);
+}
+
+void sgemm_avx512_rows_packed(const PackedA& a, int64_t n, const RowSource& b, float* c,
+                              int64_t ldc, const float* row_bias) {
+  if (a.m <= 0 || n <= 0) return;
+  if (a.k <= 0) return fill_rows(a.m, n, row_bias, c, ldc);
+  blocked_parallel(a.m, n, a.k, ARows{false, nullptr, 0, 1.0f, &a, 0, row_bias}, SourceB{b}, 0.0f,
+                   c, ldc);
+}
+
+void sgemm_avx512_packed_a(const PackedA& a, int64_t n, const float* b, int64_t ldb, float* c,
+                           int64_t ldc, const float* row_bias) {
+  if (a.m <= 0 || n <= 0) return;
+  if (a.k <= 0) return fill_rows(a.m, n, row_bias, c, ldc);
+  blocked_parallel(a.m, n, a.k, ARows{false, nullptr, 0, 1.0f, &a, 0, row_bias},
+                   MatrixB{false, b, ldb}, 0.0f, c, ldc);
 }
 
 }  // namespace oxs::eval

@@ -7,7 +7,7 @@
 #include <limits>
 
 #include "oxs/eval/buffer_pool.h"
-#include "oxs/eval/convert/float8.h"
+#include "oxs/eval/convert/narrow.h"
 #include "oxs/eval/dispatch.h"
 #include "oxs/eval/validate/run_limits.h"
 #include "oxs/ir/error.h"
@@ -55,6 +55,10 @@ std::shared_ptr<void> refund_on_free(std::shared_ptr<void> buf, int64_t bytes) {
   });
 }
 }  // namespace
+
+size_t storage_size(DataType t) {
+  return ir::is_sub_byte(t) ? 1 : ir::element_size(t);
+}
 
 int64_t allocation_limit() {
   return g_limit.load();
@@ -109,7 +113,22 @@ Tensor::Tensor(DataType dtype, Dims dims) : dtype_(dtype), dims_(std::move(dims)
     }
     return;
   }
-  size_t es = ir::element_size(dtype);
+  allocate(true);
+}
+
+Tensor Tensor::uninitialized(DataType dtype, Dims dims) {
+  if (dtype == DataType::String) return Tensor(dtype, std::move(dims));
+  Tensor t;
+  t.dtype_ = dtype;
+  t.dims_ = std::move(dims);
+  t.numel_ = checked_numel(t.dims_);
+  t.allocate(false);
+  return t;
+}
+
+void Tensor::allocate(bool zeroed) {
+  const DataType dtype = dtype_;
+  size_t es = storage_size(dtype);
   if (es == 0) {
     throw Error(ErrorKind::Unsupported, "the evaluator does not support element type " +
                                             std::string(ir::dtype_name(dtype)));
@@ -124,7 +143,7 @@ Tensor::Tensor(DataType dtype, Dims dims) : dtype_(dtype), dims_(std::move(dims)
   size_t rounded = (bytes + 63) / 64 * 64;
   if (rounded == 0) rounded = 64;
   charge_run_budget(int64_t(rounded), dims_, dtype);
-  std::shared_ptr<void> buf = acquire_zeroed_buffer(rounded);
+  std::shared_ptr<void> buf = acquire_buffer(rounded, zeroed);
   if (!buf) {
     if (RunLimits* l = current_run_limits()) l->budget()->live.fetch_sub(int64_t(rounded));
     throw Error(ErrorKind::IO, "out of memory allocating " + std::to_string(bytes) + " bytes");
@@ -134,7 +153,7 @@ Tensor::Tensor(DataType dtype, Dims dims) : dtype_(dtype), dims_(std::move(dims)
 }
 
 Tensor Tensor::from_ir(std::shared_ptr<const ir::Tensor> t) {
-  if (t->dtype() == DataType::String) return from_ir(*t);
+  if (t->dtype() == DataType::String || ir::is_sub_byte(t->dtype())) return from_ir(*t);
   Tensor r;
   r.dtype_ = t->dtype();
   r.dims_ = t->dims();
@@ -177,6 +196,17 @@ Tensor Tensor::from_ir(const ir::Tensor& t) {
     return r;
   }
   auto b = t.bytes();
+  if (ir::is_sub_byte(t.dtype())) {
+    const int64_t packed = ir::packed_nbytes(t.dtype(), r.numel_);
+    if (b.size() != static_cast<size_t>(packed)) {
+      throw Error(ErrorKind::Input, "tensor '" + t.name + "' has " + std::to_string(b.size()) +
+                                        " bytes of data but its shape " + dims_to_string(r.dims_) +
+                                        " needs " + std::to_string(packed) + " (" +
+                                        std::string(ir::dtype_name(t.dtype())) + ", packed)");
+    }
+    unpack_sub_byte(t.dtype(), b, r.numel_, static_cast<uint8_t*>(r.data_));
+    return r;
+  }
   if (b.size() != r.nbytes()) {
     throw Error(ErrorKind::Input, "tensor '" + t.name + "' has " + std::to_string(b.size()) +
                                       " bytes of data but its shape " + dims_to_string(r.dims_) +
@@ -194,6 +224,11 @@ ir::Tensor Tensor::to_ir() const {
   ir::Tensor t(dtype_, dims_);
   if (dtype_ == DataType::String) {
     t.strings = *strings_;
+  } else if (ir::is_sub_byte(dtype_)) {
+    std::string bytes(static_cast<size_t>(ir::packed_nbytes(dtype_, numel_)), '\0');
+    pack_sub_byte(dtype_, static_cast<const uint8_t*>(data_), numel_,
+                  reinterpret_cast<std::byte*>(bytes.data()));
+    t.set_storage(std::make_shared<ir::OwnedStorage>(std::move(bytes)));
   } else {
     std::string bytes(static_cast<const char*>(data_), nbytes());
     t.set_storage(std::make_shared<ir::OwnedStorage>(std::move(bytes)));
@@ -214,7 +249,7 @@ Tensor Tensor::reshaped(Dims dims) const {
 
 Tensor Tensor::bitcast(DataType dtype) const {
   if (dtype == DataType::String || dtype_ == DataType::String ||
-      ir::element_size(dtype) != ir::element_size(dtype_)) {
+      storage_size(dtype) != storage_size(dtype_) || storage_size(dtype) == 0) {
     throw Error(ErrorKind::Invalid, "cannot bit-cast " + std::string(ir::dtype_name(dtype_)) +
                                         " to " + std::string(ir::dtype_name(dtype)));
   }
@@ -235,7 +270,11 @@ Tensor Tensor::clone() const {
 }
 
 double Tensor::get_as_double(int64_t i) const {
-  if (is_float8(dtype_)) return float8_decode(float8_format(dtype_), data<uint8_t>()[i]);
+  if (ir::is_low_precision_float(dtype_)) {
+    return ir::low_precision_to_float(dtype_, data<uint8_t>()[i]);
+  }
+  if (dtype_ == DataType::Int4 || dtype_ == DataType::Int2) return data<int8_t>()[i];
+  if (dtype_ == DataType::Uint4 || dtype_ == DataType::Uint2) return data<uint8_t>()[i];
   double out = 0;
   dispatch_numeric(dtype_, [&](auto tag) {
     using T = decltype(tag);

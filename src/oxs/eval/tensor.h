@@ -30,6 +30,12 @@ using Dims = std::vector<int64_t>;
 int64_t allocation_limit();
 void set_allocation_limit(int64_t bytes);
 
+// Bytes per element in the evaluator's buffers: ir::element_size, but 1 for
+// the sub-byte types (INT4, UINT4, FLOAT4E2M1, INT2, UINT2), which the
+// evaluator holds unpacked, one element a byte (convert/narrow.h); 0 for
+// String and Undefined.
+size_t storage_size(DataType t);
+
 // Element count of `dims`; throws oxs::Error naming `what` if a dim is
 // negative or the product overflows.
 int64_t checked_numel(const Dims& dims, const std::string& what = "tensor");
@@ -40,8 +46,12 @@ class Tensor {
   // A zero-filled tensor (empty strings for String). Throws oxs::Error if the
   // shape is invalid or the size is over allocation_limit().
   Tensor(DataType dtype, Dims dims);
+  // The same without zero-filling numeric data, for kernels that write
+  // every element (the fast paths): saves a pass over the output.
+  static Tensor uninitialized(DataType dtype, Dims dims);
   // A view of `t`'s bytes (kept alive by the shared_ptr); copies only when
-  // the bytes are misaligned for the element type.
+  // the bytes are misaligned for the element type, and unpacks the sub-byte
+  // types.
   static Tensor from_ir(std::shared_ptr<const ir::Tensor> t);
   static Tensor from_ir(const ir::Tensor& t);  // copies the bytes
   // A scalar or 1-D tensor filled from `values`.
@@ -51,7 +61,8 @@ class Tensor {
     std::copy(values.begin(), values.end(), t.mutable_data<T>());
     return t;
   }
-  // An ir::Tensor with a copy of the contents (for saving, folding).
+  // An ir::Tensor with a copy of the contents (for saving, folding); the
+  // sub-byte types packed as ONNX stores them.
   ir::Tensor to_ir() const;
 
   DataType dtype() const { return dtype_; }
@@ -59,7 +70,8 @@ class Tensor {
   size_t rank() const { return dims_.size(); }
   int64_t dim(size_t i) const { return dims_[i]; }
   int64_t numel() const { return numel_; }
-  size_t nbytes() const { return static_cast<size_t>(numel_) * ir::element_size(dtype_); }
+  // Bytes of the buffer (sub-byte types unpacked: see storage_size).
+  size_t nbytes() const { return static_cast<size_t>(numel_) * storage_size(dtype_); }
   bool defined() const { return dtype_ != DataType::Undefined; }
 
   const void* raw() const { return data_; }
@@ -92,6 +104,9 @@ class Tensor {
   std::vector<int64_t> to_int_vector() const;
 
  private:
+  // Allocates the buffer of a numeric tensor (zero-filled when `zeroed`).
+  void allocate(bool zeroed);
+
   DataType dtype_ = DataType::Undefined;
   Dims dims_;
   int64_t numel_ = 0;

@@ -98,6 +98,39 @@ void check_header(uint64_t size, std::string_view head, const FromProtoContext& 
   if (std::string why = sniff(head); !why.empty()) throw Error(ErrorKind::Input, why, where);
 }
 
+// The model file as protobuf reads it, telling `progress` how far it got
+// every 16 MiB (protobuf pulls 1 MiB buffers through Next()).
+class ProgressStream : public google::protobuf::io::ZeroCopyInputStream {
+ public:
+  ProgressStream(google::protobuf::io::ZeroCopyInputStream& in, const ProgressFn& progress,
+                 uint64_t total)
+      : in_(in), progress_(progress), total_(total) {}
+  bool Next(const void** data, int* size) override {
+    if (!in_.Next(data, size)) return false;
+    report();
+    return true;
+  }
+  void BackUp(int count) override { in_.BackUp(count); }
+  bool Skip(int count) override {
+    const bool ok = in_.Skip(count);
+    report();
+    return ok;
+  }
+  int64_t ByteCount() const override { return in_.ByteCount(); }
+
+ private:
+  void report() {
+    const uint64_t done = static_cast<uint64_t>(in_.ByteCount());
+    if (done - reported_ < (uint64_t{16} << 20) && done < total_) return;
+    reported_ = done;
+    progress_(done, total_);
+  }
+  google::protobuf::io::ZeroCopyInputStream& in_;
+  const ProgressFn& progress_;
+  uint64_t total_;
+  uint64_t reported_ = 0;
+};
+
 // Parses with `parse_into(proto)` on an arena and converts. Strings moved out
 // of the arena's messages are ordinary heap strings.
 template <class Parse>
@@ -126,7 +159,9 @@ ir::Model load(const std::string& path, const LoadOptions& options) {
   return parse(file.size(), ctx, [&](wire::ModelProto& proto) {
     google::protobuf::io::FileInputStream in(file.fd(), 1 << 20);
     // A read error ends the stream early: report it as a failed parse.
-    return proto.ParseFromZeroCopyStream(&in) && !in.GetErrno();
+    if (!options.progress) return proto.ParseFromZeroCopyStream(&in) && !in.GetErrno();
+    ProgressStream counted(in, options.progress, file.size());
+    return proto.ParseFromZeroCopyStream(&counted) && !in.GetErrno();
   });
 }
 

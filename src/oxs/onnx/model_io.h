@@ -19,6 +19,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -26,6 +27,11 @@
 #include "oxs/ir/model.h"
 
 namespace oxs::onnx {
+
+// Progress of a long load or save: `done` bytes of `total` (0 when not
+// known yet). Called every few MiB and once at the end; for a person
+// watching (the CLI's progress line), never needed for correctness.
+using ProgressFn = std::function<void(uint64_t done, uint64_t total)>;
 
 struct LoadOptions {
   // Read external data lazily, on a tensor's first access (the default).
@@ -35,6 +41,9 @@ struct LoadOptions {
   // by default: a hard link may be a file from outside the model's
   // directory). Symbolic links stay refused.
   bool allow_hardlinks = false;
+  // Bytes of the model file parsed so far (not external data: it is read
+  // later, lazily or while converting).
+  ProgressFn progress;
 };
 
 // Throws oxs::Error naming `path` and what is wrong.
@@ -66,6 +75,9 @@ struct SaveOptions {
   std::string external_file;
   // Offsets in the data file are multiples of this (for mmap).
   int64_t alignment = 4096;
+  // Bytes written so far, model and data files together; `total` is 0
+  // while the model file is written, then what all files will hold.
+  ProgressFn progress;
 };
 
 // Bytes [offset, offset+length) of the file `location` relative to

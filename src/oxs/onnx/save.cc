@@ -38,11 +38,35 @@ struct DataFilePlan {
   uint64_t size = 0;
 };
 
+// Counts the bytes a save wrote and tells SaveOptions::progress every
+// 16 MiB and at the end.
+class SaveProgress {
+ public:
+  explicit SaveProgress(const ProgressFn& fn) : fn_(fn) {}
+  void add(uint64_t bytes) {
+    done_ += bytes;
+    if (fn_ && done_ - reported_ >= (uint64_t{16} << 20)) report();
+  }
+  void set_total(uint64_t total) { total_ = total; }
+  uint64_t done() const { return done_; }
+  void report() {
+    reported_ = done_;
+    if (fn_) fn_(done_, total_);
+  }
+
+ private:
+  const ProgressFn& fn_;
+  uint64_t done_ = 0, reported_ = 0, total_ = 0;
+};
+
 // Collects small pieces into large writes; large pieces go straight through.
 class BufferedWriter {
  public:
-  explicit BufferedWriter(AtomicFile& file) : file_(file) { buffer_.reserve(kSize); }
+  BufferedWriter(AtomicFile& file, SaveProgress& progress) : file_(file), progress_(progress) {
+    buffer_.reserve(kSize);
+  }
   void write(std::string_view bytes) {
+    progress_.add(bytes.size());
     if (buffer_.size() + bytes.size() > kSize) flush();
     if (bytes.size() >= kSize / 4) {
       flush();  // what is buffered comes first
@@ -59,6 +83,7 @@ class BufferedWriter {
  private:
   static constexpr size_t kSize = size_t{1} << 20;
   AtomicFile& file_;
+  SaveProgress& progress_;
   std::string buffer_;
 };
 
@@ -222,12 +247,17 @@ void save(const ir::Model& model, const std::string& path, const SaveOptions& op
 
   // The model first: writing it runs the placers, which plan the data files.
   AtomicFile model_file(path);
+  SaveProgress progress(options.progress);
   {
-    BufferedWriter out(model_file);
+    BufferedWriter out(model_file, progress);
     write_model(model, to, [&out](std::string_view bytes) { out.write(bytes); });
     out.flush();
   }
   model_file.finish();
+
+  uint64_t total = progress.done();
+  for (const auto& [location, plan] : plans) total += plan.size;
+  progress.set_total(total);
 
   // Write everything to temporary files first.
   std::vector<std::unique_ptr<AtomicFile>> data_files;
@@ -248,6 +278,7 @@ void save(const ir::Model& model, const std::string& path, const SaveOptions& op
     for (const Placement& p : plan.placements) {
       auto bytes = p.tensor->bytes();
       file->pwrite(bytes.data(), bytes.size(), p.offset);
+      progress.add(bytes.size());
     }
     file->truncate(plan.size);
     file->finish();
@@ -257,6 +288,8 @@ void save(const ir::Model& model, const std::string& path, const SaveOptions& op
   // over its data file cannot change what it holds.
   for (auto& f : data_files) f->commit();
   model_file.commit();
+  progress.set_total(progress.done());  // data already in place was not rewritten
+  progress.report();
 }
 
 }  // namespace oxs::onnx

@@ -5,6 +5,8 @@
 // compile-time meaning (convert_builtins.cc).
 #include <climits>
 #include <cmath>
+#include <cstdlib>
+#include <optional>
 
 #include "oxs/ir/dtype.h"
 #include "oxs/schema/registry.h"
@@ -58,6 +60,20 @@ const char* attr_kind_phrase(ir::AttrType t) {
   }
 }
 
+// Python's float(str) for decimal numbers, "nan", "inf" and "infinity"
+// (signed, any case, blanks around); nullopt otherwise.
+std::optional<double> parse_python_float(const std::string& text) {
+  const size_t b = text.find_first_not_of(" \t\n");
+  const size_t e = text.find_last_not_of(" \t\n");
+  if (b == std::string::npos) return std::nullopt;
+  const std::string s = text.substr(b, e - b + 1);
+  if (s.find_first_of("xX(") != std::string::npos) return std::nullopt;  // no hex, no nan(...)
+  char* end = nullptr;
+  const double v = std::strtod(s.c_str(), &end);
+  if (end != s.c_str() + s.size()) return std::nullopt;
+  return v;
+}
+
 std::string domain_label(const std::string& d) {
   return d.empty() ? "ai.onnx" : d;
 }
@@ -105,6 +121,17 @@ SVal FunctionConverter::eval_call(const Call& e, size_t nout, const std::string&
             default:
               break;
           }
+        }
+        if (f.type->attr == ir::AttrType::Float && a.kind == SVal::Kind::kPy &&
+            a.py.kind == PyValue::Kind::kStr) {
+          // float('nan'), float('inf'), float('-inf'): how decompiled source
+          // writes the non-finite values of tensors and attributes.
+          if (std::optional<double> v = parse_python_float(a.py.s)) {
+            return SVal::of(PyValue::of_float(*v));
+          }
+          error(code::kBadCall, e.span, "float() of '" + a.py.s + "' is not a number",
+                "write float('nan'), float('inf'), float('-inf') or a number");
+          return SVal::poison();
         }
         if (a.is_poison()) return a;
         if (a.kind == SVal::Kind::kTensor || a.kind == SVal::Kind::kAttrRef) {

@@ -1,4 +1,5 @@
 #include "oxs/script/svalue.h"
+#include "oxs/script/narrow_literal.h"
 
 #include <cmath>
 #include <cstdio>
@@ -258,6 +259,12 @@ std::optional<ir::Tensor> py_to_tensor(const PyValue& v, ir::DataType dtype, std
     return std::nullopt;
   }
   using D = ir::DataType;
+  if (is_narrow_literal_type(dtype)) {
+    std::vector<double> xs;
+    xs.reserve(leaves.size());
+    for (const PyValue* p : leaves) xs.push_back(p->as_double());
+    return narrow_from_numbers(dtype, dims, xs, why);
+  }
   auto collect = [&](auto tag) {
     using T = decltype(tag);
     std::vector<T> xs;

@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "oxs/ir/error.h"
+#include "oxs/script/narrow_literal.h"
 #include "oxs/script/python_names.h"
 
 namespace oxs::script {
@@ -62,6 +63,10 @@ std::string tensor_values(const ir::Tensor& t) {
       sep(i);
       out += python_string(t.strings[i]);
     }
+    return out + "]";
+  }
+  if (is_narrow_literal_type(t.dtype())) {
+    append_narrow_values(t, out);
     return out + "]";
   }
   auto bytes = t.bytes();

@@ -35,4 +35,20 @@ g++ -std=c++20 -O1 "$src/tests/cli/install/consumer/main.cc" -o "$tmp/pc-consume
 out=$("$tmp/pc-consumer" "$model")
 echo "pkg-config consumer: $out"
 [[ "$out" == "4 nodes, 3 outputs, softmax sum 1.000" ]]
+# The Python package, from the installed tree only (not the build's python/).
+site=$(find "$prefix/lib" -path '*-packages/oxs/__init__.py' -printf '%h\n' | head -1)
+[[ -n "$site" ]] && ls "$site"/_core*.so > /dev/null ||
+  { echo "no oxs Python package (with its _core module) under $prefix/lib"; exit 1; }
+abs_model=$(realpath "$model")  # the check runs in $tmp, away from any source tree
+out=$(cd "$tmp" && PYTHONPATH="$(dirname "$site")" /usr/bin/python3 -c '
+import sys
+import numpy as np
+import oxs
+assert oxs.__file__.startswith(sys.argv[1]), oxs.__file__
+m = oxs.load(sys.argv[2])
+y = oxs.run(m, {"X": np.ones((2, 4), np.float32)})
+print(f"python: {len(m.graph.nodes)} nodes, softmax sum {float(next(iter(y.values())).sum(axis=1)[0]):.3f}")
+' "$prefix" "$abs_model")
+echo "python package: $out"
+[[ "$out" == "python: 4 nodes, softmax sum 1.000" ]]
 echo "install ok"

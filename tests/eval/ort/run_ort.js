@@ -80,7 +80,9 @@ function writeStringNpy(file, t) {
 
 (async () => {
   const [model, inDir, outDir, repeatArg] = process.argv.slice(2);
-  const session = await ort.InferenceSession.create(model, {intraOpNumThreads: 1, interOpNumThreads: 1});
+  // bench/models.sh sets ORT_THREADS to compare at other thread counts.
+  const threads = Number(process.env.ORT_THREADS || 1);
+  const session = await ort.InferenceSession.create(model, {intraOpNumThreads: threads, interOpNumThreads: 1});
   const feeds = {};
   for (const name of session.inputNames) feeds[name] = readNpy(path.join(inDir, name + '.npy'));
   const out = await session.run(feeds);

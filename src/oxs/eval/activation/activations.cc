@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "oxs/eval/common/float_data.h"
+#include "oxs/eval/fast/fast_kernels.h"
 #include "oxs/eval/kernel_util.h"
 
 namespace oxs::eval {
@@ -45,6 +46,7 @@ void celu_k(KernelContext& ctx) {
 }
 
 void hard_swish_k(KernelContext& ctx) {
+  if (fast::hard_swish(ctx)) return;
   unary(ctx, [](auto v) {
     using C = decltype(v);
     return v * std::max(C(0), std::min(C(1), v / C(6) + C(0.5)));

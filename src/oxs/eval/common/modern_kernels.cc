@@ -10,6 +10,7 @@ void register_modern_kernels(KernelRegistry& r) {
   register_window_kernels(r);
   register_bernoulli_kernels(r);
   register_cast19_kernels(r);
+  register_quant_kernels(r);
   register_bitwise_kernels(r);
   register_rotary_kernels(r);
   register_tensor_scatter_kernels(r);

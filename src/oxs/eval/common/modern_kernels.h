@@ -15,6 +15,7 @@ void register_loss_kernels(KernelRegistry& r);              // loss/
 void register_window_kernels(KernelRegistry& r);            // generate/
 void register_bernoulli_kernels(KernelRegistry& r);         // generate/
 void register_cast19_kernels(KernelRegistry& r);            // convert/
+void register_quant_kernels(KernelRegistry& r);             // quant/
 void register_bitwise_kernels(KernelRegistry& r);           // bits/
 void register_rotary_kernels(KernelRegistry& r);            // attention/
 void register_tensor_scatter_kernels(KernelRegistry& r);    // attention/

@@ -63,13 +63,16 @@ inline int float8_max_code(const Float8Format& f) {
   return 0x7F;                 // FNUZ formats
 }
 
-inline uint8_t float8_encode(const Float8Format& f, float x, bool saturate) {
-  const uint8_t nan_code = f.fnuz ? 0x80 : 0x7F;
-  if (std::isnan(x)) return nan_code;
+// `x` is a double so that a double input is rounded once, not through float.
+inline uint8_t float8_encode(const Float8Format& f, double x, bool saturate) {
+  // E5M2 has several NaNs: 0x7E is float16's quiet NaN cut to a byte, the
+  // one ONNX's reference produces. NaN keeps its sign where the format has one.
+  const uint8_t nan_code = f.fnuz ? 0x80 : f.has_inf ? 0x7E : 0x7F;
+  if (std::isnan(x)) return uint8_t(nan_code | (!f.fnuz && std::signbit(x) ? 0x80 : 0));
   const bool neg = std::signbit(x);
-  const float a = std::fabs(x);
+  const double a = std::fabs(x);
   const int top = float8_max_code(f);
-  const float maxv = float8_decode(f, uint8_t(top));
+  const double maxv = float8_decode(f, uint8_t(top));
   auto with_sign = [&](uint8_t code) -> uint8_t {
     if (code == 0 && f.fnuz) return 0;  // no negative zero
     return neg ? uint8_t(code | 0x80) : code;
@@ -82,8 +85,8 @@ inline uint8_t float8_encode(const Float8Format& f, float x, bool saturate) {
   if (std::isinf(a)) return overflow();
   // Values at or beyond the midpoint between the largest value and the next
   // (unrepresentable) one round past it: RNE ties go to the even code.
-  const float ulp = maxv - float8_decode(f, uint8_t(top - 1));
-  const float threshold = maxv + ulp / 2;
+  const double ulp = maxv - float8_decode(f, uint8_t(top - 1));
+  const double threshold = maxv + ulp / 2;
   if (a > threshold || (a == threshold && (top & 1))) return overflow();
   if (a >= maxv) return with_sign(uint8_t(top));
   // Binary search for the first code whose value is >= a.
@@ -97,7 +100,7 @@ inline uint8_t float8_encode(const Float8Format& f, float x, bool saturate) {
     }
   }
   if (lo == 0) return with_sign(0);
-  const float up = float8_decode(f, uint8_t(lo)), down = float8_decode(f, uint8_t(lo - 1));
+  const double up = float8_decode(f, uint8_t(lo)), down = float8_decode(f, uint8_t(lo - 1));
   int code;
   if (a - down < up - a) {
     code = lo - 1;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "oxs/eval/common/float_data.h"
+#include "oxs/eval/fast/fast_kernels.h"
 #include "oxs/eval/kernel_util.h"
 
 namespace oxs::eval {
@@ -121,6 +122,7 @@ void trailing_norm(KernelContext& ctx, bool rms) {
 }
 
 void layer_norm_k(KernelContext& ctx) {
+  if (fast::layer_norm(ctx)) return;
   if (stash_type(ctx) == 11) return trailing_norm<double>(ctx, false);
   trailing_norm<float>(ctx, false);
 }
