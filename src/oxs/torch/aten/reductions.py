@@ -1,0 +1,119 @@
+"""Reductions of the ATen library: sum, mean, amax, amin, prod, var/std
+(correction), logsumexp, argmax/argmin, cumsum.
+
+`int[1]? dim` is an ints attribute whose default () means every dimension
+(torch's None and [] alike); opset 18's Reduce* take the axes as an input,
+built here from the attribute."""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from oxs import INT64, script
+from oxs.onnx_opset import opset18 as op
+from oxs.torch.aten._registry import aten_op, aten_opset
+from oxs.torch.aten._types import TFloat, TReal
+
+
+@aten_op("aten::sum.dim_IntList")
+@script(aten_opset, default_opset=op)
+def aten_sum_dim(self: TReal, dim: Sequence[int] = (), keepdim: bool = False,
+                 dtype: int = -1) -> TReal:
+    return op.ReduceSum(self, op.Constant(value_ints=dim), keepdims=keepdim)
+
+
+@aten_op("aten::sum.default")
+@script(aten_opset, default_opset=op)
+def aten_sum(self: TReal, dtype: int = -1) -> TReal:
+    return op.ReduceSum(self, keepdims=0)
+
+
+@aten_op("aten::mean.dim")
+@script(aten_opset, default_opset=op)
+def aten_mean_dim(self: TFloat, dim: Sequence[int] = (), keepdim: bool = False,
+                  dtype: int = -1) -> TFloat:
+    return op.ReduceMean(self, op.Constant(value_ints=dim), keepdims=keepdim)
+
+
+@aten_op("aten::mean.default")
+@script(aten_opset, default_opset=op)
+def aten_mean(self: TFloat, dtype: int = -1) -> TFloat:
+    return op.ReduceMean(self, keepdims=0)
+
+
+@aten_op("aten::amax.default")
+@script(aten_opset, default_opset=op)
+def aten_amax(self: TReal, dim: Sequence[int] = (), keepdim: bool = False) -> TReal:
+    return op.ReduceMax(self, op.Constant(value_ints=dim), keepdims=keepdim)
+
+
+@aten_op("aten::amin.default")
+@script(aten_opset, default_opset=op)
+def aten_amin(self: TReal, dim: Sequence[int] = (), keepdim: bool = False) -> TReal:
+    return op.ReduceMin(self, op.Constant(value_ints=dim), keepdims=keepdim)
+
+
+@aten_op("aten::prod.dim_int")
+@script(aten_opset, default_opset=op)
+def aten_prod_dim(self: TReal, dim: int, keepdim: bool = False, dtype: int = -1) -> TReal:
+    axes = op.Reshape(op.Constant(value_int=dim), op.Constant(value_ints=[1]))
+    return op.ReduceProd(self, axes, keepdims=keepdim)
+
+
+@aten_op("aten::logsumexp.default")
+@script(aten_opset, default_opset=op)
+def aten_logsumexp(self: TFloat, dim: Sequence[int], keepdim: bool = False) -> TFloat:
+    """log(sum(exp(x - max))) + max: no overflow for large inputs."""
+    axes = op.Constant(value_ints=dim)
+    m = op.ReduceMax(self, axes, keepdims=1)
+    # An all -inf slice would give inf - inf; shift it by 0 instead.
+    m = op.Where(op.IsInf(m), op.CastLike(0.0, m), m)
+    s = op.ReduceSum(op.Exp(op.Sub(self, m)), axes, keepdims=keepdim)
+    mk = op.ReduceMax(m, axes, keepdims=keepdim)
+    return op.Add(op.Log(s), mk)
+
+
+@script(aten_opset, default_opset=op)
+def _variance(self: TFloat, axes: INT64[...], correction: int, keepdim: bool) -> TFloat:
+    """sum((x - mean)^2) / (n - correction) over axes (empty: all)."""
+    mean = op.ReduceMean(self, axes, keepdims=1)
+    d = op.Sub(self, mean)
+    ss = op.ReduceSum(op.Mul(d, d), axes, keepdims=keepdim)
+    n = op.Div(op.Size(self), op.Size(ss))
+    denom = op.Sub(op.CastLike(n, self), op.CastLike(correction, self))
+    return op.Div(ss, denom)
+
+
+@aten_op("aten::var.correction")
+@script(aten_opset, default_opset=op)
+def aten_var(self: TFloat, dim: Sequence[int] = (), correction: int = 1,
+             keepdim: bool = False) -> TFloat:
+    """correction None is torch's 1 (Bessel's correction)."""
+    return _variance(self, op.Constant(value_ints=dim), correction=correction, keepdim=keepdim)
+
+
+@aten_op("aten::std.correction")
+@script(aten_opset, default_opset=op)
+def aten_std(self: TFloat, dim: Sequence[int] = (), correction: int = 1,
+             keepdim: bool = False) -> TFloat:
+    return op.Sqrt(_variance(self, op.Constant(value_ints=dim), correction=correction,
+                             keepdim=keepdim))
+
+
+@aten_op("aten::argmax.default")
+@script(aten_opset, default_opset=op)
+def aten_argmax(self: TReal, dim: int, keepdim: bool = False) -> INT64[...]:
+    """dim None (the flattened tensor) is the exporter's (a Reshape first)."""
+    return op.ArgMax(self, axis=dim, keepdims=keepdim, select_last_index=0)
+
+
+@aten_op("aten::argmin.default")
+@script(aten_opset, default_opset=op)
+def aten_argmin(self: TReal, dim: int, keepdim: bool = False) -> INT64[...]:
+    return op.ArgMin(self, axis=dim, keepdims=keepdim, select_last_index=0)
+
+
+@aten_op("aten::cumsum.default")
+@script(aten_opset, default_opset=op)
+def aten_cumsum(self: TReal, dim: int, dtype: int = -1) -> TReal:
+    return op.CumSum(self, op.Constant(value_int=dim))
