@@ -176,13 +176,14 @@ def oxs_call(case: Case, torch_outs: list) -> tuple:
             else:
                 inputs.append(v)
             continue
-        if isinstance(v, DT):
-            if p["optional"]:
+        if p["name"] == "dtype" and record["dtype_role"] == "cast_input":
+            if v is not None:
                 cast_to = np.dtype(v.dtype)  # torch casts the input first
-                continue
+            continue
+        if p["name"] == "dtype" and record["dtype_role"] == "result" and v is None:
+            v = DT(torch_outs[0].dtype.type)  # the node's result dtype
+        if isinstance(v, DT):
             v = ONNX_TYPES[np.dtype(v.dtype)][0]
-        elif v is None and p["name"] == "dtype" and not p["optional"]:
-            v = ONNX_TYPES[np.dtype(torch_outs[0].dtype)][0]  # the node's result dtype
         if v is None:
             if not p["optional"]:
                 raise AssertionError(f"{case.id}: attribute '{p['name']}' needs a value")

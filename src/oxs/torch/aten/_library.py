@@ -85,11 +85,15 @@ def describe(entry) -> dict:
     """The manifest record of one registered entry."""
     fn = entry.function
     record = {"function": entry.name, "domain": _registry.DOMAIN, "overloads": list(entry.overloads),
-              "trace_only": entry.trace_only}
+              "trace_only": entry.trace_only, "dtype_role": entry.dtype_role}
     if entry.trace_only:
         return record
     sig = inspect.signature(fn.function, eval_str=True)
     compiled = fn._sig
+    if (entry.dtype_role is None) == ("dtype" in compiled["attributes"]):
+        raise CompileError(f"{entry.name}: a function with a ScalarType 'dtype' attribute says "
+                           "what it means (aten_op(..., dtype='result' or 'cast_input')), and "
+                           "only such a function", [])
     params = []
     for p in sig.parameters.values():
         hint, optional = _strip_optional(p.annotation)

@@ -35,12 +35,14 @@ Rules every function follows:
     every dimension, slice's `end` is INT64_MAX, clamp's bounds are +-inf);
     an attribute without a default must be given;
 - `ScalarType` arguments are ONNX element type numbers (TensorProto.DataType,
-  not torch's ScalarType enumeration). Two meanings, by function: where torch
-  casts the input first (softmax, log_softmax, sum, mean, prod, cumsum:
-  `dtype: int = -1`), the dispatcher inserts that Cast and the function
-  ignores dtype; where dtype chooses the result's type (full, zeros, ones,
-  *_like, scalar_tensor: `dtype: int` without default), the dispatcher passes
-  the FX node's result dtype when the argument is None;
+  not torch's ScalarType enumeration). Two meanings, declared by
+  `aten_op(..., dtype=...)` and listed in the manifest as "dtype_role": where
+  torch casts the input first ("cast_input": softmax, log_softmax, sum,
+  mean, prod, cumsum, linalg_vector_norm; `dtype: int = -1`), the dispatcher
+  inserts that Cast and the function ignores dtype; where dtype chooses the
+  result's type ("result": full, zeros, ones, arange, *_like, new_*,
+  scalar_tensor, _to_copy), the dispatcher passes the FX node's result dtype
+  when the argument is None;
 - `Scalar` arguments are float attributes, cast to the tensor's type inside
   the function; type promotion between inputs is the dispatcher's (each
   function computes in its inputs' element type);
@@ -54,7 +56,7 @@ variants and private helpers too) and whose metadata_props key
 "oxs.aten.manifest" is a JSON list, one record per registered function:
 
     {"function": "aten_add", "domain": "pkg.oxs.torch",
-     "overloads": ["aten::add.Tensor"], "trace_only": false,
+     "overloads": ["aten::add.Tensor"], "trace_only": false, "dtype_role": null,
      "params": [
        {"name": "self", "kind": "input", "types": ["FLOAT16", "FLOAT", ...],
         "typevar": "TReal", "sequence": false, "optional": false, "default": null},
@@ -101,6 +103,7 @@ class Entry:
     overloads: tuple
     function: typing.Any
     trace_only: bool = False
+    dtype_role: typing.Optional[str] = None
 
     @property
     def name(self) -> str:
@@ -110,14 +113,23 @@ class Entry:
 _REGISTRY: dict = {}
 
 
-def aten_op(*overloads: str, trace_only: bool = False):
-    """Register the decorated function for each ATen overload name."""
+DTYPE_ROLES = ("result", "cast_input")
+
+
+def aten_op(*overloads: str, trace_only: bool = False, dtype: typing.Optional[str] = None):
+    """Register the decorated function for each ATen overload name. `dtype`
+    says what the function's ScalarType argument `dtype` means: "result" (it
+    chooses the result's type; the dispatcher passes the FX node's result
+    dtype for None) or "cast_input" (torch casts the input to it first; the
+    dispatcher does, and the function ignores it)."""
     for o in overloads:
         if not isinstance(o, str) or "::" not in o:
             raise ValueError(f"aten_op: {o!r} is not an overload name like 'aten::add.Tensor'")
+    if dtype is not None and dtype not in DTYPE_ROLES:
+        raise ValueError(f"aten_op: dtype={dtype!r}; it is one of {DTYPE_ROLES}")
 
     def register(function):
-        entry = Entry(tuple(overloads), function, trace_only)
+        entry = Entry(tuple(overloads), function, trace_only, dtype)
         for o in overloads:
             _REGISTRY.setdefault(o, []).append(entry)
         return function

@@ -1,5 +1,6 @@
 """Activations of the ATen library: relu, relu6, hardtanh, leaky_relu, elu,
-gelu (none and tanh), silu, sigmoid, hardsigmoid, hardswish, softplus, mish,
+selu, celu, prelu, glu, gelu (none and tanh), silu, sigmoid, log_sigmoid,
+hardsigmoid, hardswish, hardshrink, softshrink, threshold, softplus, mish,
 and softmax/log_softmax (int and underscore overloads)."""
 
 from __future__ import annotations
@@ -8,6 +9,7 @@ from oxs import script
 from oxs.onnx_opset import opset18 as op
 from oxs.torch.aten._registry import aten_op, aten_opset
 from oxs.torch.aten._types import TFloat, TReal
+from oxs.torch.aten.nn_norm import _channel_shape
 
 
 @aten_op("aten::relu.default")
@@ -122,7 +124,7 @@ def aten__softmax(self: TFloat, dim: int, half_to_float: bool) -> TFloat:
     return op.Softmax(self, axis=dim)
 
 
-@aten_op("aten::softmax.int")
+@aten_op("aten::softmax.int", dtype="cast_input")
 @script(aten_opset, default_opset=op)
 def aten_softmax(self: TFloat, dim: int, dtype: int = -1) -> TFloat:
     """dtype: see _registry (ScalarType arguments that cast the input)."""
@@ -135,7 +137,65 @@ def aten__log_softmax(self: TFloat, dim: int, half_to_float: bool) -> TFloat:
     return op.LogSoftmax(self, axis=dim)
 
 
-@aten_op("aten::log_softmax.int")
+@aten_op("aten::log_softmax.int", dtype="cast_input")
 @script(aten_opset, default_opset=op)
 def aten_log_softmax(self: TFloat, dim: int, dtype: int = -1) -> TFloat:
     return op.LogSoftmax(self, axis=dim)
+
+
+@aten_op("aten::selu.default")
+@script(aten_opset, default_opset=op)
+def aten_selu(self: TFloat) -> TFloat:
+    return op.Selu(self)
+
+
+@aten_op("aten::celu.default")
+@script(aten_opset, default_opset=op)
+def aten_celu(self: TFloat, alpha: float = 1.0) -> TFloat:
+    """max(0, x) + min(0, alpha * (exp(x / alpha) - 1))"""
+    a = op.CastLike(alpha, self)
+    zero = op.CastLike(0.0, self)
+    neg = op.Mul(a, op.Sub(op.Exp(op.Div(self, a)), op.CastLike(1.0, self)))
+    return op.Add(op.Max(self, zero), op.Min(neg, zero))
+
+
+@aten_op("aten::prelu.default")
+@script(aten_opset, default_opset=op)
+def aten_prelu(self: TFloat, weight: TFloat) -> TFloat:
+    """weight has one slope per channel (dimension 1) or one for all."""
+    return op.PRelu(self, op.Reshape(weight, _channel_shape(self)))
+
+
+@aten_op("aten::glu.default")
+@script(aten_opset, default_opset=op)
+def aten_glu(self: TFloat, dim: int = -1) -> TFloat:
+    """a * sigmoid(b), a and b the halves of self along dim."""
+    a, b = op.Split(self, axis=dim, num_outputs=2)
+    return op.Mul(a, op.Sigmoid(b))
+
+
+@aten_op("aten::log_sigmoid.default")
+@script(aten_opset, default_opset=op)
+def aten_log_sigmoid(self: TFloat) -> TFloat:
+    """-softplus(-x), which does not overflow."""
+    return op.Neg(op.Softplus(op.Neg(self)))
+
+
+@aten_op("aten::hardshrink.default")
+@script(aten_opset, default_opset=op)
+def aten_hardshrink(self: TFloat, lambd: float = 0.5) -> TFloat:
+    return op.Shrink(self, lambd=lambd, bias=0.0)
+
+
+@aten_op("aten::softshrink.default")
+@script(aten_opset, default_opset=op)
+def aten_softshrink(self: TFloat, lambd: float = 0.5) -> TFloat:
+    return op.Shrink(self, lambd=lambd, bias=lambd)
+
+
+@aten_op("aten::threshold.default")
+@script(aten_opset, default_opset=op)
+def aten_threshold(self: TReal, threshold: float, value: float) -> TReal:
+    """x where x > threshold, else value"""
+    keep = op.Greater(self, op.CastLike(threshold, self))
+    return op.Where(keep, self, op.CastLike(value, self))

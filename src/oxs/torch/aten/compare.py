@@ -1,6 +1,6 @@
 """Comparisons, selection and logic of the ATen library: eq/ne/lt/le/gt/ge
 (Tensor and Scalar overloads), where, masked_fill, clamp/clamp_min/clamp_max,
-isnan, logical_and/or/xor/not, bitwise_not/and/or/xor."""
+isnan, isinf, isfinite, logical_and/or/xor/not, bitwise_not/and/or/xor."""
 
 from __future__ import annotations
 
@@ -90,10 +90,34 @@ def aten_isnan(self: TFloat) -> BOOL[...]:
     return op.IsNaN(self)
 
 
+@aten_op("aten::isinf.default")
+@script(aten_opset, default_opset=op)
+def aten_isinf(self: TFloat) -> BOOL[...]:
+    return op.IsInf(self)
+
+
+@aten_op("aten::isfinite.default")
+@script(aten_opset, default_opset=op)
+def aten_isfinite(self: TFloat) -> BOOL[...]:
+    return op.Not(op.Or(op.IsInf(self), op.IsNaN(self)))
+
+
 @aten_op("aten::where.self")
 @script(aten_opset, default_opset=op)
 def aten_where(condition: BOOL[...], self: TTensor, other: TTensor) -> TTensor:
     return op.Where(condition, self, other)
+
+
+@aten_op("aten::where.ScalarOther")
+@script(aten_opset, default_opset=op)
+def aten_where_scalar_other(condition: BOOL[...], self: TTensor, other: float) -> TTensor:
+    return op.Where(condition, self, op.CastLike(other, self))
+
+
+@aten_op("aten::where.ScalarSelf")
+@script(aten_opset, default_opset=op)
+def aten_where_scalar_self(condition: BOOL[...], self: float, other: TTensor) -> TTensor:
+    return op.Where(condition, op.CastLike(self, other), other)
 
 
 @aten_op("aten::masked_fill.Scalar")

@@ -1,8 +1,9 @@
 """Elementwise arithmetic of the ATen library: add/sub/mul/div/rsub (Tensor and
 Scalar overloads), pow, minimum/maximum, fmod/remainder, lerp, addcmul/addcdiv,
-and the unary math functions (neg, abs, exp, log, sqrt, rsqrt, erf, floor,
-ceil, round, trunc, frac, sign, reciprocal, sin, cos, tanh, expm1, log1p,
-log2, log10, exp2).
+floor_divide, atan2, and the unary math functions (neg, abs, square, exp,
+log, sqrt, rsqrt, erf, floor, ceil, round, trunc, frac, sign, reciprocal,
+sin, cos, tan, sinh, cosh, asin, acos, atan, tanh, expm1, log1p, log2,
+log10, exp2).
 
 A `Scalar` argument is a float attribute cast to the tensor's element type
 (CastLike), so integer tensors take integer-valued scalars exactly up to 2^24.
@@ -71,7 +72,7 @@ def aten_mul_scalar(self: TReal, other: float) -> TReal:
     return op.Mul(self, op.CastLike(other, self))
 
 
-@aten_op("aten::div.Tensor")
+@aten_op("aten::div.Tensor", "aten::true_divide.Tensor")
 @script(aten_opset, default_opset=op)
 def aten_div(self: TFloat, other: TFloat) -> TFloat:
     """True division (integer inputs are promoted to float by the dispatcher)."""
@@ -131,6 +132,34 @@ def aten_div_mode_int(self: TSigned, other: TSigned, rounding_mode: str = "trunc
     return r
 
 
+@aten_op("aten::floor_divide.default")
+@script(aten_opset, default_opset=op)
+def aten_floor_divide(self: TFloat, other: TFloat) -> TFloat:
+    return op.Floor(op.Div(self, other))
+
+
+@aten_op("aten::floor_divide.default")
+@script(aten_opset, default_opset=op)
+def aten_floor_divide_int(self: TSigned, other: TSigned) -> TSigned:
+    return _int_floor_div(self, other)
+
+
+@aten_op("aten::atan2.default")
+@script(aten_opset, default_opset=op)
+def aten_atan2(self: TFloat, other: TFloat) -> TFloat:
+    """The angle of (other, self) in (-pi, pi]: atan(y / x) moved to the
+    right quadrant (x = 0 gives +-pi/2, and 0 for y = x = 0)."""
+    zero = op.CastLike(0.0, self)
+    pi = op.CastLike(3.141592653589793, self)
+    half_pi = op.CastLike(1.5707963267948966, self)
+    base = op.Atan(op.Div(self, other))
+    neg_y = op.Less(self, zero)
+    left = op.Where(neg_y, op.Sub(base, pi), op.Add(base, pi))
+    r = op.Where(op.Less(other, zero), left, base)
+    on_axis = op.Where(neg_y, op.Neg(half_pi), op.Where(op.Greater(self, zero), half_pi, zero))
+    return op.Where(op.Equal(other, zero), on_axis, r)
+
+
 @aten_op("aten::pow.Tensor_Tensor")
 @script(aten_opset, default_opset=op)
 def aten_pow(self: TReal, exponent: TReal) -> TReal:
@@ -149,13 +178,13 @@ def aten_pow_scalar(self: float, exponent: TReal) -> TReal:
     return op.Pow(op.CastLike(self, exponent), exponent)
 
 
-@aten_op("aten::minimum.default")
+@aten_op("aten::minimum.default", "aten::min.other")
 @script(aten_opset, default_opset=op)
 def aten_minimum(self: TReal, other: TReal) -> TReal:
     return op.Min(self, other)
 
 
-@aten_op("aten::maximum.default")
+@aten_op("aten::maximum.default", "aten::max.other")
 @script(aten_opset, default_opset=op)
 def aten_maximum(self: TReal, other: TReal) -> TReal:
     return op.Max(self, other)
@@ -223,6 +252,12 @@ def aten_addcdiv(self: TFloat, tensor1: TFloat, tensor2: TFloat, value: float = 
 
 
 # ---------------------------------------------------------------- unary
+
+
+@aten_op("aten::square.default")
+@script(aten_opset, default_opset=op)
+def aten_square(self: TReal) -> TReal:
+    return op.Mul(self, self)
 
 
 @aten_op("aten::neg.default")
@@ -356,3 +391,39 @@ def aten_cos(self: TFloat) -> TFloat:
 @script(aten_opset, default_opset=op)
 def aten_tanh(self: TFloat) -> TFloat:
     return op.Tanh(self)
+
+
+@aten_op("aten::tan.default")
+@script(aten_opset, default_opset=op)
+def aten_tan(self: TFloat) -> TFloat:
+    return op.Tan(self)
+
+
+@aten_op("aten::sinh.default")
+@script(aten_opset, default_opset=op)
+def aten_sinh(self: TFloat) -> TFloat:
+    return op.Sinh(self)
+
+
+@aten_op("aten::cosh.default")
+@script(aten_opset, default_opset=op)
+def aten_cosh(self: TFloat) -> TFloat:
+    return op.Cosh(self)
+
+
+@aten_op("aten::asin.default")
+@script(aten_opset, default_opset=op)
+def aten_asin(self: TFloat) -> TFloat:
+    return op.Asin(self)
+
+
+@aten_op("aten::acos.default")
+@script(aten_opset, default_opset=op)
+def aten_acos(self: TFloat) -> TFloat:
+    return op.Acos(self)
+
+
+@aten_op("aten::atan.default")
+@script(aten_opset, default_opset=op)
+def aten_atan(self: TFloat) -> TFloat:
+    return op.Atan(self)

@@ -1,5 +1,6 @@
-"""Reductions of the ATen library: sum, mean, amax, amin, prod, var/std
-(correction), logsumexp, argmax/argmin, cumsum.
+"""Reductions of the ATen library: sum, mean, amax, amin, max/min (all and
+.dim), prod, var/std (correction), logsumexp, argmax/argmin, all/any,
+linalg_vector_norm, cumsum.
 
 `int[1]? dim` is an ints attribute whose default () means every dimension
 (torch's None and [] alike); opset 18's Reduce* take the axes as an input,
@@ -7,35 +8,36 @@ built here from the attribute."""
 
 from __future__ import annotations
 
-from typing import Sequence
+import math
+from typing import Sequence, Tuple
 
-from oxs import INT64, script
+from oxs import BOOL, INT64, script
 from oxs.onnx_opset import opset18 as op
 from oxs.torch.aten._registry import aten_op, aten_opset
-from oxs.torch.aten._types import TFloat, TReal
+from oxs.torch.aten._types import TFloat, TReal, TTensor
 
 
-@aten_op("aten::sum.dim_IntList")
+@aten_op("aten::sum.dim_IntList", dtype="cast_input")
 @script(aten_opset, default_opset=op)
 def aten_sum_dim(self: TReal, dim: Sequence[int] = (), keepdim: bool = False,
                  dtype: int = -1) -> TReal:
     return op.ReduceSum(self, op.Constant(value_ints=dim), keepdims=keepdim)
 
 
-@aten_op("aten::sum.default")
+@aten_op("aten::sum.default", dtype="cast_input")
 @script(aten_opset, default_opset=op)
 def aten_sum(self: TReal, dtype: int = -1) -> TReal:
     return op.ReduceSum(self, keepdims=0)
 
 
-@aten_op("aten::mean.dim")
+@aten_op("aten::mean.dim", dtype="cast_input")
 @script(aten_opset, default_opset=op)
 def aten_mean_dim(self: TFloat, dim: Sequence[int] = (), keepdim: bool = False,
                   dtype: int = -1) -> TFloat:
     return op.ReduceMean(self, op.Constant(value_ints=dim), keepdims=keepdim)
 
 
-@aten_op("aten::mean.default")
+@aten_op("aten::mean.default", dtype="cast_input")
 @script(aten_opset, default_opset=op)
 def aten_mean(self: TFloat, dtype: int = -1) -> TFloat:
     return op.ReduceMean(self, keepdims=0)
@@ -53,7 +55,7 @@ def aten_amin(self: TReal, dim: Sequence[int] = (), keepdim: bool = False) -> TR
     return op.ReduceMin(self, op.Constant(value_ints=dim), keepdims=keepdim)
 
 
-@aten_op("aten::prod.dim_int")
+@aten_op("aten::prod.dim_int", dtype="cast_input")
 @script(aten_opset, default_opset=op)
 def aten_prod_dim(self: TReal, dim: int, keepdim: bool = False, dtype: int = -1) -> TReal:
     axes = op.Reshape(op.Constant(value_int=dim), op.Constant(value_ints=[1]))
@@ -113,7 +115,93 @@ def aten_argmin(self: TReal, dim: int, keepdim: bool = False) -> INT64[...]:
     return op.ArgMin(self, axis=dim, keepdims=keepdim, select_last_index=0)
 
 
-@aten_op("aten::cumsum.default")
+@aten_op("aten::cumsum.default", dtype="cast_input")
 @script(aten_opset, default_opset=op)
 def aten_cumsum(self: TReal, dim: int, dtype: int = -1) -> TReal:
     return op.CumSum(self, op.Constant(value_int=dim))
+
+
+@aten_op("aten::max.default")
+@script(aten_opset, default_opset=op)
+def aten_max(self: TReal) -> TReal:
+    return op.ReduceMax(self, keepdims=0)
+
+
+@aten_op("aten::min.default")
+@script(aten_opset, default_opset=op)
+def aten_min(self: TReal) -> TReal:
+    return op.ReduceMin(self, keepdims=0)
+
+
+@aten_op("aten::max.dim")
+@script(aten_opset, default_opset=op)
+def aten_max_dim(self: TReal, dim: int, keepdim: bool = False) -> Tuple[TReal, INT64[...]]:
+    """(values, indices); the index of the first maximum."""
+    axes = op.Reshape(op.Constant(value_int=dim), op.Constant(value_ints=[1]))
+    values = op.ReduceMax(self, axes, keepdims=keepdim)
+    return values, op.ArgMax(self, axis=dim, keepdims=keepdim, select_last_index=0)
+
+
+@aten_op("aten::min.dim")
+@script(aten_opset, default_opset=op)
+def aten_min_dim(self: TReal, dim: int, keepdim: bool = False) -> Tuple[TReal, INT64[...]]:
+    axes = op.Reshape(op.Constant(value_int=dim), op.Constant(value_ints=[1]))
+    values = op.ReduceMin(self, axes, keepdims=keepdim)
+    return values, op.ArgMin(self, axis=dim, keepdims=keepdim, select_last_index=0)
+
+
+@aten_op("aten::all.default")
+@script(aten_opset, default_opset=op)
+def aten_all(self: TTensor) -> BOOL[...]:
+    """Whether every element is non-zero (true for an empty tensor)."""
+    zero = op.Cast(op.Not(op.Cast(self, to=BOOL.dtype)), to=INT64.dtype)
+    return op.Equal(op.ReduceMax(zero, keepdims=0), op.Constant(value_int=0))
+
+
+@aten_op("aten::any.default")
+@script(aten_opset, default_opset=op)
+def aten_any(self: TTensor) -> BOOL[...]:
+    nz = op.Cast(op.Cast(self, to=BOOL.dtype), to=INT64.dtype)
+    return op.Greater(op.ReduceSum(nz, keepdims=0), op.Constant(value_int=0))
+
+
+@aten_op("aten::all.dim")
+@script(aten_opset, default_opset=op)
+def aten_all_dim(self: TTensor, dim: int, keepdim: bool = False) -> BOOL[...]:
+    axes = op.Reshape(op.Constant(value_int=dim), op.Constant(value_ints=[1]))
+    zero = op.Cast(op.Not(op.Cast(self, to=BOOL.dtype)), to=INT64.dtype)
+    return op.Equal(op.ReduceSum(zero, axes, keepdims=keepdim), op.Constant(value_int=0))
+
+
+@aten_op("aten::any.dim")
+@script(aten_opset, default_opset=op)
+def aten_any_dim(self: TTensor, dim: int, keepdim: bool = False) -> BOOL[...]:
+    axes = op.Reshape(op.Constant(value_int=dim), op.Constant(value_ints=[1]))
+    nz = op.Cast(op.Cast(self, to=BOOL.dtype), to=INT64.dtype)
+    return op.Greater(op.ReduceSum(nz, axes, keepdims=keepdim), op.Constant(value_int=0))
+
+
+@aten_op("aten::linalg_vector_norm.default", dtype="cast_input")
+@script(aten_opset, default_opset=op)
+def aten_linalg_vector_norm(self: TFloat, ord: float = 2.0, dim: Sequence[int] = (),
+                            keepdim: bool = False, dtype: int = -1) -> TFloat:
+    """sum(|x|^ord)^(1/ord); ord inf / -inf: max / min of |x|; ord 0: the
+    count of non-zeros."""
+    axes = op.Constant(value_ints=dim)
+    a = op.Abs(self)
+    if ord == math.inf:
+        r = op.ReduceMax(a, axes, keepdims=keepdim)
+    elif ord == -math.inf:
+        r = op.ReduceMin(a, axes, keepdims=keepdim)
+    elif ord == 0.0:
+        nz = op.CastLike(op.Not(op.Equal(a, op.CastLike(0.0, a))), a)
+        r = op.ReduceSum(nz, axes, keepdims=keepdim)
+    elif ord == 2.0:
+        r = op.ReduceL2(self, axes, keepdims=keepdim)
+    elif ord == 1.0:
+        r = op.ReduceL1(self, axes, keepdims=keepdim)
+    else:
+        p = op.CastLike(ord, a)
+        s = op.ReduceSum(op.Pow(a, p), axes, keepdims=keepdim)
+        r = op.Pow(s, op.Reciprocal(p))
+    return r
