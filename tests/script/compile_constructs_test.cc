@@ -161,6 +161,27 @@ TEST(Constructs, FunctionsOnlyKeepsEveryScriptFunction) {
   EXPECT_EQ(m->graph->num_nodes(), 0u);
 }
 
+TEST(Constructs, SequenceInputOfAFunctionStaysASequence) {
+  // Eager calls bind a list of arrays to it by the input's type.
+  CompileOptions o;
+  o.functions_only = true;
+  auto m = compile_ok(
+      "from typing import Sequence\n"
+      "from onnxscript import FLOAT, script\n"
+      "from onnxscript import opset18 as op\n"
+      "@script()\n"
+      "def cat(tensors: Sequence[FLOAT[...]], x: FLOAT[...], dim: int = 0):\n"
+      "    return op.Add(op.ConcatFromSequence(tensors, axis=dim), x)\n",
+      o);
+  ASSERT_TRUE(m);
+  ASSERT_EQ(m->functions.size(), 1u);
+  const auto& inputs = m->functions[0]->body->inputs();
+  ASSERT_EQ(inputs.size(), 2u);
+  ASSERT_EQ(inputs[0]->type().kind(), ir::Type::Kind::Sequence);
+  EXPECT_EQ(inputs[0]->type().element()->elem_type(), ir::DataType::Float);
+  EXPECT_TRUE(inputs[1]->type().is_tensor());
+}
+
 TEST(Constructs, UnreachableFunctionsAreDropped) {
   auto m = compile_ok(
       "from onnxscript import FLOAT, script\n"
