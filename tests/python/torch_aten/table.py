@@ -445,3 +445,50 @@ case("aten::arange.start", -1.5, 2.0, dtype=DT(np.float32))
 case("aten::arange.start_step", 0, 10, 3)
 case("aten::arange.start_step", 1.0, -2.0, -0.5, dtype=DT(np.float32))
 case("aten::arange.start_step", 0.0, 1.0, 0.1, dtype=DT(np.float64))
+
+# ---------------------------------------------------------------- float16
+# torch 1.13 has CPU float16 kernels for few ops (no exp, tanh, sigmoid,
+# softmax, matmul, layer_norm, ...): these rows are the ones it can answer.
+def f16(*shape):
+    return R.uniform(-3.0, 3.0, shape).astype(np.float16)
+
+
+for ov in ("aten::add.Tensor", "aten::sub.Tensor", "aten::mul.Tensor", "aten::maximum.default"):
+    case_tol(ov, 2e-3, 2e-3, f16(2, 3), f16(3))
+case_tol("aten::div.Tensor", 2e-3, 2e-3, f16(4), f16(4) + np.float16(4))
+case_tol("aten::mean.dim", 2e-3, 2e-3, f16(2, 8), [1])
+case_tol("aten::where.self", 0, 0, bools(3), f16(3), f16(3))
+case_tol("aten::neg.default", 0, 0, f16(5))
+case_tol("aten::view.default", 0, 0, f16(2, 3), [3, 2])
+
+# ---------------------------------------------------------------- third batch
+for mode in ("floor", "trunc", None):
+    case("aten::div.Scalar_mode", f32(3, 4) * 3, -0.75, rounding_mode=mode)
+for mode in ("floor", "trunc"):
+    case("aten::div.Scalar_mode", i64(6, lo=-20, hi=21), -3, rounding_mode=mode)
+case("aten::hypot.default", f32(3, 4), f32(4))
+case("aten::hypot.default", f64(5), f64(5))
+case("aten::logaddexp.default", f32(3, 4) * 30, f32(4) * 30)
+case("aten::logaddexp.default", f64(5), f64(5))
+case_tol("aten::mv.default", 1e-5, 1e-5, f32(3, 4), f32(4))
+case_tol("aten::dot.default", 1e-5, 1e-5, f32(6), f32(6))
+case("aten::dot.default", f64(3), f64(3))
+case("aten::outer.default", f32(3), f32(4))
+case("aten::outer.default", f64(2), f64(5))
+for ov in ("aten::var_mean.correction", "aten::std_mean.correction"):
+    case(ov, x3, [1], correction=None)
+    case(ov, f64(4, 6), None, correction=0, keepdim=True)
+case("aten::scatter.src", f32(3, 5), 1, np.array([[0, 4], [2, 1], [3, 3]], np.int64)[:, :1],
+     f32(3, 5))
+case("aten::scatter.src", i64(4, 3), 0, np.array([[3, 0, 1], [1, 2, 0]], np.int64), i64(2, 3))
+case("aten::scatter.value", f32(3, 5), 1, np.array([[0, 4], [2, 1], [3, 0]], np.int64), 2.5)
+case("aten::scatter_add.default", f32(3, 5), 1,
+     np.array([[0, 4, 0], [2, 2, 1], [3, 0, 3]], np.int64), f32(3, 4))
+case("aten::scatter_add.default", i64(4, 3), 0, np.array([[3, 0, 1], [3, 0, 1]], np.int64),
+     i64(2, 3))
+case("aten::nonzero.default", np.array([[0, 1.5, 0], [2, 0, -1]], np.float32))
+case("aten::nonzero.default", bools(2, 3, 4))
+case("aten::nonzero.default", np.zeros(4, np.int64))
+case("aten::flip.default", f32(2, 3, 4), [0, 2])
+case("aten::flip.default", i64(5), [-1])
+case("aten::flip.default", bools(2, 3), [1, 0])

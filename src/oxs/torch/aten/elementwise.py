@@ -1,6 +1,6 @@
 """Elementwise arithmetic of the ATen library: add/sub/mul/div/rsub (Tensor and
 Scalar overloads), pow, minimum/maximum, fmod/remainder, lerp, addcmul/addcdiv,
-floor_divide, atan2, and the unary math functions (neg, abs, square, exp,
+floor_divide, atan2, hypot, logaddexp, and the unary math functions (neg, abs, square, exp,
 log, sqrt, rsqrt, erf, floor, ceil, round, trunc, frac, sign, reciprocal,
 sin, cos, tan, sinh, cosh, asin, acos, atan, tanh, expm1, log1p, log2,
 log10, exp2).
@@ -158,6 +158,34 @@ def aten_atan2(self: TFloat, other: TFloat) -> TFloat:
     r = op.Where(op.Less(other, zero), left, base)
     on_axis = op.Where(neg_y, op.Neg(half_pi), op.Where(op.Greater(self, zero), half_pi, zero))
     return op.Where(op.Equal(other, zero), on_axis, r)
+
+
+@aten_op("aten::div.Scalar_mode")
+@script(aten_opset, default_opset=op)
+def aten_div_scalar_mode(self: TFloat, other: float, rounding_mode: str = "") -> TFloat:
+    return aten_div_mode(self, op.CastLike(other, self), rounding_mode=rounding_mode)
+
+
+@aten_op("aten::div.Scalar_mode")
+@script(aten_opset, default_opset=op)
+def aten_div_scalar_mode_int(self: TSigned, other: float,
+                             rounding_mode: str = "trunc") -> TSigned:
+    return aten_div_mode_int(self, op.CastLike(other, self), rounding_mode=rounding_mode)
+
+
+@aten_op("aten::hypot.default")
+@script(aten_opset, default_opset=op)
+def aten_hypot(self: TFloat, other: TFloat) -> TFloat:
+    return op.Sqrt(op.Add(op.Mul(self, self), op.Mul(other, other)))
+
+
+@aten_op("aten::logaddexp.default")
+@script(aten_opset, default_opset=op)
+def aten_logaddexp(self: TFloat, other: TFloat) -> TFloat:
+    """log(exp(a) + exp(b)) = max + log1p(exp(-|a - b|)), without overflow."""
+    m = op.Max(self, other)
+    d = op.Neg(op.Abs(op.Sub(self, other)))
+    return op.Add(m, op.Log(op.Add(op.CastLike(1.0, self), op.Exp(d))))
 
 
 @aten_op("aten::pow.Tensor_Tensor")

@@ -1,12 +1,14 @@
 """Indexing and selection by tensors of the ATen library: index_select,
-gather, topk, sort, tril/triu."""
+gather, scatter (src, value), scatter_add, nonzero, topk, sort, flip,
+tril/triu."""
 
 from __future__ import annotations
 
-from typing import Tuple
+from typing import Sequence, Tuple
 
 from oxs import INT64, script
 from oxs.onnx_opset import opset18 as op
+from oxs.torch.aten._helpers import _axis_list
 from oxs.torch.aten._registry import aten_op, aten_opset
 from oxs.torch.aten._types import IntType, TReal, TTensor
 
@@ -29,7 +31,7 @@ def aten_gather(self: TTensor, dim: int, index: IntType, sparse_grad: bool = Fal
 def aten_topk(self: TReal, k: int, dim: int = -1, largest: bool = True,
               sorted: bool = True) -> Tuple[TReal, INT64[...]]:
     """(values, indices) of the k largest (or smallest) along dim."""
-    kk = op.Reshape(op.Constant(value_int=k), op.Constant(value_ints=[1]))
+    kk = _axis_list(value=k)
     values, indices = op.TopK(self, kk, axis=dim, largest=largest, sorted=sorted)
     return values, indices
 
@@ -39,8 +41,7 @@ def aten_topk(self: TReal, k: int, dim: int = -1, largest: bool = True,
 def aten_sort(self: TReal, dim: int = -1, descending: bool = False) -> Tuple[TReal, INT64[...]]:
     """A TopK of every element along dim (the order of equal elements may
     differ from torch's, which is not stable either)."""
-    n = op.Gather(op.Shape(self), op.Reshape(op.Constant(value_int=dim),
-                                             op.Constant(value_ints=[1])))
+    n = op.Gather(op.Shape(self), _axis_list(value=dim))
     values, indices = op.TopK(self, n, axis=dim, largest=descending, sorted=1)
     return values, indices
 
@@ -55,3 +56,44 @@ def aten_tril(self: TTensor, diagonal: int = 0) -> TTensor:
 @script(aten_opset, default_opset=op)
 def aten_triu(self: TTensor, diagonal: int = 0) -> TTensor:
     return op.Trilu(self, op.Constant(value_int=diagonal), upper=1)
+
+
+@aten_op("aten::scatter.src")
+@script(aten_opset, default_opset=op)
+def aten_scatter_src(self: TTensor, dim: int, index: IntType, src: TTensor) -> TTensor:
+    """src's elements at index along dim (src may be larger than index: the
+    part index covers is used)."""
+    part = op.Slice(src, op.Constant(value_ints=[0]) * op.Shape(index), op.Shape(index))
+    return op.ScatterElements(self, index, part, axis=dim)
+
+
+@aten_op("aten::scatter.value")
+@script(aten_opset, default_opset=op)
+def aten_scatter_value(self: TTensor, dim: int, index: IntType, value: float) -> TTensor:
+    updates = op.Expand(op.CastLike(value, self), op.Shape(index))
+    return op.ScatterElements(self, index, updates, axis=dim)
+
+
+@aten_op("aten::scatter_add.default")
+@script(aten_opset, default_opset=op)
+def aten_scatter_add(self: TTensor, dim: int, index: IntType, src: TTensor) -> TTensor:
+    part = op.Slice(src, op.Constant(value_ints=[0]) * op.Shape(index), op.Shape(index))
+    return op.ScatterElements(self, index, part, axis=dim, reduction="add")
+
+
+@aten_op("aten::nonzero.default")
+@script(aten_opset, default_opset=op)
+def aten_nonzero(self: TTensor) -> INT64[...]:
+    """[count, rank]: one row of indices per non-zero element."""
+    return op.Transpose(op.NonZero(self), perm=[1, 0])
+
+
+@aten_op("aten::flip.default")
+@script(aten_opset, default_opset=op)
+def aten_flip(self: TTensor, dims: Sequence[int]) -> TTensor:
+    """A Slice with step -1 over each of dims."""
+    axes = op.Constant(value_ints=dims)
+    n = op.Shape(axes)
+    minus_one = op.Expand(op.Constant(value_ints=[-1]), n)
+    very_negative = op.Expand(op.Constant(value_ints=[-9223372036854775807]), n)
+    return op.Slice(self, minus_one, very_negative, axes, minus_one)

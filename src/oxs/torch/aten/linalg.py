@@ -1,5 +1,5 @@
-"""Matrix products of the ATen library: matmul, mm, bmm, addmm, baddbmm,
-linear, t."""
+"""Matrix products of the ATen library: matmul, mm, bmm, mv, dot, outer,
+addmm, baddbmm, linear, t."""
 
 from __future__ import annotations
 
@@ -28,6 +28,19 @@ def aten_mm(self: TFloat, mat2: TFloat) -> TFloat:
 @script(aten_opset, default_opset=op)
 def aten_bmm(self: TFloat, mat2: TFloat) -> TFloat:
     return op.MatMul(self, mat2)
+
+
+@aten_op("aten::mv.default", "aten::dot.default")
+@script(aten_opset, default_opset=op)
+def aten_mv(self: TFloat, vec: TFloat) -> TFloat:
+    """Matrix-vector (mv) and vector-vector (dot: a 0-D result) products."""
+    return op.MatMul(self, vec)
+
+
+@aten_op("aten::outer.default")
+@script(aten_opset, default_opset=op)
+def aten_outer(self: TFloat, vec2: TFloat) -> TFloat:
+    return op.Mul(op.Unsqueeze(self, op.Constant(value_ints=[1])), vec2)
 
 
 @aten_op("aten::addmm.default")

@@ -12,6 +12,7 @@ from typing import Optional, Sequence, Tuple
 
 from oxs import INT64, script
 from oxs.onnx_opset import opset18 as op
+from oxs.torch.aten._helpers import _axis_list
 from oxs.torch.aten._registry import aten_op, aten_opset
 from oxs.torch.aten._types import TFloat
 
@@ -116,9 +117,8 @@ def aten_native_group_norm(input: TFloat, weight: Optional[TFloat] = None,
                            HxW: int = 0, group: int = 1,
                            eps: float = 1e-05) -> Tuple[TFloat, TFloat, TFloat]:
     """(y, mean, rstd); mean and rstd are [N, group]."""
-    one = op.Constant(value_ints=[1])
-    n = op.Reshape(op.Constant(value_int=N), one)
-    g = op.Reshape(op.Constant(value_int=group), one)
+    n = _axis_list(value=N)
+    g = _axis_list(value=group)
     x = op.Reshape(input, op.Concat(n, g, op.Constant(value_ints=[-1]), axis=0))
     axes = op.Constant(value_ints=[2])
     mean = op.ReduceMean(x, axes, keepdims=1)

@@ -1,5 +1,5 @@
 """Reductions of the ATen library: sum, mean, amax, amin, max/min (all and
-.dim), prod, var/std (correction), logsumexp, argmax/argmin, all/any,
+.dim), prod, var/std/var_mean/std_mean (correction), logsumexp, argmax/argmin, all/any,
 linalg_vector_norm, cumsum.
 
 `int[1]? dim` is an ints attribute whose default () means every dimension
@@ -13,6 +13,7 @@ from typing import Sequence, Tuple
 
 from oxs import BOOL, INT64, script
 from oxs.onnx_opset import opset18 as op
+from oxs.torch.aten._helpers import _axis_list
 from oxs.torch.aten._registry import aten_op, aten_opset
 from oxs.torch.aten._types import TFloat, TReal, TTensor
 
@@ -58,7 +59,7 @@ def aten_amin(self: TReal, dim: Sequence[int] = (), keepdim: bool = False) -> TR
 @aten_op("aten::prod.dim_int", dtype="cast_input")
 @script(aten_opset, default_opset=op)
 def aten_prod_dim(self: TReal, dim: int, keepdim: bool = False, dtype: int = -1) -> TReal:
-    axes = op.Reshape(op.Constant(value_int=dim), op.Constant(value_ints=[1]))
+    axes = _axis_list(value=dim)
     return op.ReduceProd(self, axes, keepdims=keepdim)
 
 
@@ -102,6 +103,24 @@ def aten_std(self: TFloat, dim: Sequence[int] = (), correction: int = 1,
                              keepdim=keepdim))
 
 
+@aten_op("aten::var_mean.correction")
+@script(aten_opset, default_opset=op)
+def aten_var_mean(self: TFloat, dim: Sequence[int] = (), correction: int = 1,
+                  keepdim: bool = False) -> Tuple[TFloat, TFloat]:
+    axes = op.Constant(value_ints=dim)
+    var = _variance(self, axes, correction=correction, keepdim=keepdim)
+    return var, op.ReduceMean(self, axes, keepdims=keepdim)
+
+
+@aten_op("aten::std_mean.correction")
+@script(aten_opset, default_opset=op)
+def aten_std_mean(self: TFloat, dim: Sequence[int] = (), correction: int = 1,
+                  keepdim: bool = False) -> Tuple[TFloat, TFloat]:
+    axes = op.Constant(value_ints=dim)
+    std = op.Sqrt(_variance(self, axes, correction=correction, keepdim=keepdim))
+    return std, op.ReduceMean(self, axes, keepdims=keepdim)
+
+
 @aten_op("aten::argmax.default")
 @script(aten_opset, default_opset=op)
 def aten_argmax(self: TReal, dim: int, keepdim: bool = False) -> INT64[...]:
@@ -137,7 +156,7 @@ def aten_min(self: TReal) -> TReal:
 @script(aten_opset, default_opset=op)
 def aten_max_dim(self: TReal, dim: int, keepdim: bool = False) -> Tuple[TReal, INT64[...]]:
     """(values, indices); the index of the first maximum."""
-    axes = op.Reshape(op.Constant(value_int=dim), op.Constant(value_ints=[1]))
+    axes = _axis_list(value=dim)
     values = op.ReduceMax(self, axes, keepdims=keepdim)
     return values, op.ArgMax(self, axis=dim, keepdims=keepdim, select_last_index=0)
 
@@ -145,7 +164,7 @@ def aten_max_dim(self: TReal, dim: int, keepdim: bool = False) -> Tuple[TReal, I
 @aten_op("aten::min.dim")
 @script(aten_opset, default_opset=op)
 def aten_min_dim(self: TReal, dim: int, keepdim: bool = False) -> Tuple[TReal, INT64[...]]:
-    axes = op.Reshape(op.Constant(value_int=dim), op.Constant(value_ints=[1]))
+    axes = _axis_list(value=dim)
     values = op.ReduceMin(self, axes, keepdims=keepdim)
     return values, op.ArgMin(self, axis=dim, keepdims=keepdim, select_last_index=0)
 
@@ -168,7 +187,7 @@ def aten_any(self: TTensor) -> BOOL[...]:
 @aten_op("aten::all.dim")
 @script(aten_opset, default_opset=op)
 def aten_all_dim(self: TTensor, dim: int, keepdim: bool = False) -> BOOL[...]:
-    axes = op.Reshape(op.Constant(value_int=dim), op.Constant(value_ints=[1]))
+    axes = _axis_list(value=dim)
     zero = op.Cast(op.Not(op.Cast(self, to=BOOL.dtype)), to=INT64.dtype)
     return op.Equal(op.ReduceSum(zero, axes, keepdims=keepdim), op.Constant(value_int=0))
 
@@ -176,7 +195,7 @@ def aten_all_dim(self: TTensor, dim: int, keepdim: bool = False) -> BOOL[...]:
 @aten_op("aten::any.dim")
 @script(aten_opset, default_opset=op)
 def aten_any_dim(self: TTensor, dim: int, keepdim: bool = False) -> BOOL[...]:
-    axes = op.Reshape(op.Constant(value_int=dim), op.Constant(value_ints=[1]))
+    axes = _axis_list(value=dim)
     nz = op.Cast(op.Cast(self, to=BOOL.dtype), to=INT64.dtype)
     return op.Greater(op.ReduceSum(nz, axes, keepdims=keepdim), op.Constant(value_int=0))
 

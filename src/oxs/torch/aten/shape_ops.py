@@ -11,6 +11,7 @@ from typing import Sequence
 
 from oxs import INT64, script
 from oxs.onnx_opset import opset18 as op
+from oxs.torch.aten._helpers import _axis_list
 from oxs.torch.aten._registry import aten_op, aten_opset
 from oxs.torch.aten._types import TTensor
 
@@ -48,7 +49,7 @@ def aten_permute(self: TTensor, dims: Sequence[int]) -> TTensor:
 @aten_op("aten::unsqueeze.default")
 @script(aten_opset, default_opset=op)
 def aten_unsqueeze(self: TTensor, dim: int) -> TTensor:
-    return op.Unsqueeze(self, op.Reshape(op.Constant(value_int=dim), op.Constant(value_ints=[1])))
+    return op.Unsqueeze(self, _axis_list(value=dim))
 
 
 @aten_op("aten::squeeze.dim")
@@ -56,7 +57,7 @@ def aten_unsqueeze(self: TTensor, dim: int) -> TTensor:
 def aten_squeeze_dim(self: TTensor, dim: int) -> TTensor:
     """Removes dim only when its size is 1 (torch leaves other sizes alone;
     ONNX Squeeze would fail)."""
-    axes = op.Reshape(op.Constant(value_int=dim), op.Constant(value_ints=[1]))
+    axes = _axis_list(value=dim)
     size = op.Gather(op.Shape(self), axes)
     if op.Equal(size, op.Constant(value_ints=[1])):
         r = op.Squeeze(self, axes)
@@ -78,8 +79,8 @@ def aten_flatten(self: TTensor, start_dim: int = 0, end_dim: int = -1) -> TTenso
     shape = op.Shape(self)
     rank = op.Size(shape)
     one = op.Constant(value_ints=[1])
-    start = op.Reshape(op.Constant(value_int=start_dim), one)
-    end = op.Reshape(op.Constant(value_int=end_dim), one)
+    start = _axis_list(value=start_dim)
+    end = _axis_list(value=end_dim)
     start = op.Where(op.Less(start, op.Constant(value_ints=[0])), op.Add(start, rank), start)
     end = op.Where(op.Less(end, op.Constant(value_ints=[0])), op.Add(end, rank), end)
     head = op.Slice(shape, op.Constant(value_ints=[0]), start)
@@ -100,11 +101,8 @@ def aten_select(self: TTensor, dim: int, index: int) -> TTensor:
 def aten_slice(self: TTensor, dim: int = 0, start: int = 0, end: int = 9223372036854775807,
                step: int = 1) -> TTensor:
     """start None is 0 and end None is the end: the defaults."""
-    one = op.Constant(value_ints=[1])
-    return op.Slice(self, op.Reshape(op.Constant(value_int=start), one),
-                    op.Reshape(op.Constant(value_int=end), one),
-                    op.Reshape(op.Constant(value_int=dim), one),
-                    op.Reshape(op.Constant(value_int=step), one))
+    return op.Slice(self, _axis_list(value=start), _axis_list(value=end), _axis_list(value=dim),
+                    _axis_list(value=step))
 
 
 @aten_op("aten::cat.default")
