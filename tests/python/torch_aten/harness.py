@@ -9,7 +9,6 @@ allows None, and `DT(np.float32)` for a ScalarType."""
 from __future__ import annotations
 
 import dataclasses
-import inspect
 
 import numpy as np
 import torch
@@ -161,25 +160,40 @@ def _variant_unit(name):
     return _VARIANT_UNITS[name]
 
 
-def oxs_call(case: Case, torch_outs: list) -> tuple:
-    """(function name run, outputs) of the library on the evaluator."""
+@dataclasses.dataclass
+class Prepared:
+    """A call as the dispatcher makes it: the chosen record, the inputs by
+    name (None = omitted), the attributes (every one, defaults filled in)."""
+
+    record: dict
+    inputs: list  # (name, value or None)
+    attrs: dict
+
+    @property
+    def omitted(self):
+        return [n for n, v in self.inputs if v is None]
+
+    @property
+    def function(self):
+        if not self.omitted:
+            return self.record["function"]
+        return _library.variant_name(self.record["function"], self.omitted)
+
+
+def prepare(case: Case, torch_outs: list) -> Prepared:
     record = dispatch(case)
-    entry = next(e for e in _registry.entries() if e.name == record["function"])
     bound = bind(record, case)
-    inputs, attrs, omitted = [], {}, []
+    inputs, attrs = [], {}
     cast_to = None
     for p in record["params"]:
         v = bound.get(p["name"], None)
         if p["kind"] == "input":
-            if v is None:
-                omitted.append(p["name"])
-            else:
-                inputs.append(v)
+            inputs.append((p["name"], v))
             continue
         if p["name"] == "dtype" and record["dtype_role"] == "cast_input":
             if v is not None:
                 cast_to = np.dtype(v.dtype)  # torch casts the input first
-            continue
+            v = None
         if p["name"] == "dtype" and record["dtype_role"] == "result" and v is None:
             v = DT(torch_outs[0].dtype.type)  # the node's result dtype
         if isinstance(v, DT):
@@ -192,26 +206,27 @@ def oxs_call(case: Case, torch_outs: list) -> tuple:
                 v = float(v)
         attrs[p["name"]] = list(v) if isinstance(v, (list, tuple)) else v
     if cast_to is not None:
-        inputs = [x.astype(cast_to) if isinstance(x, np.ndarray) else x for x in inputs]
-    if not omitted:
+        inputs = [(n, x.astype(cast_to) if isinstance(x, np.ndarray) else x) for n, x in inputs]
+    return Prepared(record, inputs, attrs)
+
+
+def oxs_call(case: Case, torch_outs: list) -> tuple:
+    """(function name run, outputs) of the library on the evaluator."""
+    call = prepare(case, torch_outs)
+    entry = next(e for e in _registry.entries() if e.name == call.record["function"])
+    given = [v for _, v in call.inputs if v is not None]
+    if not call.omitted:
         # Positionally in parameter order (ATen parameters may be named self).
-        values = {**dict(zip([p["name"] for p in record["params"] if p["kind"] == "input"],
-                             inputs)), **attrs}
-        out = entry.function(*[values[p["name"]] for p in record["params"]
-                               if p["name"] in values])
+        values = {**dict(call.inputs), **call.attrs}
+        out = entry.function(*[values[p["name"]] for p in call.record["params"]])
         outs = list(out) if isinstance(out, tuple) else [out]
         return entry.name, outs
-    variant = _library.variant_name(entry.name, omitted)
     unit = _variant_unit(entry.name)
-    outs = unit.call(variant, inputs, attrs, False)[0]
-    return variant, [np.asarray(o) for o in outs]
+    outs = unit.call(call.function, given, call.attrs, False)[0]
+    return call.function, [np.asarray(o) for o in outs]
 
 
-def compare(case: Case):
-    """Runs both sides and checks types, shapes and values."""
-    load_manifest()
-    expected = torch_call(case)
-    name, got = oxs_call(case, expected)
+def check_outputs(case: Case, name: str, got: list, expected: list):
     assert len(got) == len(expected), f"{name}: {len(got)} outputs, torch gives {len(expected)}"
     for k, (g, e) in enumerate(zip(got, expected)):
         g = np.asarray(g)
@@ -220,8 +235,12 @@ def compare(case: Case):
         assert g.shape == e.shape, f"{where}: shape {g.shape}, torch {e.shape}"
         if case.values:
             np.testing.assert_allclose(g, e, rtol=case.rtol, atol=case.atol, err_msg=where)
+
+
+def compare(case: Case):
+    """Runs both sides and checks types, shapes and values."""
+    load_manifest()
+    expected = torch_call(case)
+    name, got = oxs_call(case, expected)
+    check_outputs(case, name, got, expected)
     return name
-
-
-def function_parameters(entry):
-    return list(inspect.signature(entry.function.function).parameters)
