@@ -168,7 +168,7 @@ TEST(Constructs, SequenceInputOfAFunctionStaysASequence) {
   auto m = compile_ok(
       "from typing import Sequence\n"
       "from onnxscript import FLOAT, script\n"
-      "from onnxscript import opset18 as op\n"
+      "from onnxscript import opset17 as op\n"
       "@script()\n"
       "def cat(tensors: Sequence[FLOAT[...]], x: FLOAT[...], dim: int = 0):\n"
       "    return op.Add(op.ConcatFromSequence(tensors, axis=dim), x)\n",
