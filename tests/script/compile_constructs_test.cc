@@ -182,6 +182,23 @@ TEST(Constructs, SequenceInputOfAFunctionStaysASequence) {
   EXPECT_TRUE(inputs[1]->type().is_tensor());
 }
 
+TEST(Constructs, GraphValueForATensorAttributeSaysItIsComputed) {
+  SourceFile file(
+      "t.py",
+      "from onnxscript import script\n"
+      "from onnxscript import opset17 as op\n"
+      "@script()\n"
+      "def f(x):\n"
+      "    return op.ConstantOfShape(op.Shape(x), value=op.Constant(value_ints=[1]))\n");
+  CompileOptions o;
+  o.functions_only = true;
+  CompileResult r = compile_source(file, o);
+  ASSERT_FALSE(r.ok());
+  std::string text = render(file, r.diagnostics);
+  EXPECT_NE(text.find("takes a tensor, got a value computed in the graph"), std::string::npos)
+      << text;
+}
+
 TEST(Constructs, UnreachableFunctionsAreDropped) {
   auto m = compile_ok(
       "from onnxscript import FLOAT, script\n"
