@@ -5,6 +5,7 @@ isnan, isinf, isfinite, logical_and/or/xor/not, bitwise_not/and/or/xor."""
 from __future__ import annotations
 
 import math
+from typing import Optional
 
 from oxs import BOOL, script
 from oxs.onnx_opset import opset18 as op
@@ -149,10 +150,16 @@ def aten_clamp(self: TReal, min: float = -math.inf, max: float = math.inf) -> TR
 
 @aten_op("aten::clamp.Tensor")
 @script(aten_opset, default_opset=op)
-def aten_clamp_tensor(self: TReal, min: TReal, max: TReal) -> TReal:
-    """clamp with both bounds as tensors (one bound None: clamp_min.Tensor /
-    clamp_max.Tensor)."""
-    return op.Min(op.Max(self, min), max)
+def aten_clamp_tensor(self: TReal, min: Optional[TReal] = None,
+                      max: Optional[TReal] = None) -> TReal:
+    """clamp with tensor bounds; a bound given as None is not applied (the
+    library holds a variant without it)."""
+    r = op.Identity(self)
+    if min is not None:
+        r = op.Max(r, min)
+    if max is not None:
+        r = op.Min(r, max)
+    return r
 
 
 @aten_op("aten::clamp_min.default")

@@ -63,8 +63,8 @@ def aten_baddbmm(self: TFloat, batch1: TFloat, batch2: TFloat, beta: float = 1.0
 @aten_op("aten::linear.default")
 @script(aten_opset, default_opset=op)
 def aten_linear(input: TFloat, weight: TFloat, bias: Optional[TFloat] = None) -> TFloat:
-    """input @ weight^T + bias; weight is [out, in] (a 1-D weight gives a
-    dot product)."""
+    """input @ weight^T + bias; weight is [out, in] (a 1-D weight, which
+    torch also takes, is the exporter's: Transpose needs the rank)."""
     wt = op.Transpose(weight, perm=[1, 0])
     if bias is None:
         r = op.MatMul(input, wt)
