@@ -30,11 +30,17 @@ def aten_bmm(self: TFloat, mat2: TFloat) -> TFloat:
     return op.MatMul(self, mat2)
 
 
-@aten_op("aten::mv.default", "aten::dot.default")
+@aten_op("aten::mv.default")
 @script(aten_opset, default_opset=op)
 def aten_mv(self: TFloat, vec: TFloat) -> TFloat:
-    """Matrix-vector (mv) and vector-vector (dot: a 0-D result) products."""
     return op.MatMul(self, vec)
+
+
+@aten_op("aten::dot.default")
+@script(aten_opset, default_opset=op)
+def aten_dot(self: TFloat, tensor: TFloat) -> TFloat:
+    """A 0-D result."""
+    return op.MatMul(self, tensor)
 
 
 @aten_op("aten::outer.default")

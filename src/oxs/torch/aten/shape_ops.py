@@ -16,12 +16,18 @@ from oxs.torch.aten._registry import aten_op, aten_opset
 from oxs.torch.aten._types import TTensor
 
 
-@aten_op("aten::view.default", "aten::_unsafe_view.default", "aten::reshape.default")
+@aten_op("aten::view.default", "aten::_unsafe_view.default")
 @script(aten_opset, default_opset=op)
 def aten_view(self: TTensor, size: Sequence[int]) -> TTensor:
     """size may hold one -1; a 0 in size is an empty dimension, as in torch
     (allowzero=1), not ONNX's copy-this-dimension."""
     return op.Reshape(self, op.Constant(value_ints=size), allowzero=1)
+
+
+@aten_op("aten::reshape.default")
+@script(aten_opset, default_opset=op)
+def aten_reshape(self: TTensor, shape: Sequence[int]) -> TTensor:
+    return op.Reshape(self, op.Constant(value_ints=shape), allowzero=1)
 
 
 @aten_op("aten::_reshape_alias.default")
