@@ -114,3 +114,24 @@ def test_a_library_function_that_does_not_compile_fails_the_build(tmp_path):
     assert "the ATen library does not compile" in r.stderr
     assert "broken.py:10" in r.stderr and "NoSuchOp" in r.stderr
     assert not out.exists()
+
+
+def test_a_parameter_named_self_is_passed_by_keyword():
+    """ATen's first argument is `self`: eager calls take it by name too."""
+    import numpy as np
+    from oxs.torch.aten import elementwise
+    x = np.array([1.0, 2.0, 3.0], np.float32)
+    np.testing.assert_allclose(elementwise.aten_pow_scalar(self=2.0, exponent=x), 2.0 ** x)
+    np.testing.assert_allclose(elementwise.aten_add(self=x, other=x, alpha=0.5), 1.5 * x)
+
+
+def test_typevars_from_another_module_make_generic_inputs():
+    """_types' TypeVars reach the compiler from Python (not from the file's
+    own source): one function takes every element type of its TypeVar."""
+    import numpy as np
+    from oxs.torch.aten import elementwise
+    for dtype in (np.float32, np.float64, np.int32, np.int64, np.uint8):
+        a = np.array([1, 2, 3], dtype)
+        r = elementwise.aten_mul(a, a)
+        assert r.dtype == dtype
+        np.testing.assert_array_equal(r, a * a)
