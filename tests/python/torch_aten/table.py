@@ -506,3 +506,12 @@ case("aten::upsample_bilinear2d.vec", img, [6, 9], True, None)
 case("aten::upsample_bilinear2d.vec", img, None, False, [2.0, 2.0])
 case("aten::upsample_bilinear2d.vec", img, None, True, [2.0, 1.5])
 case("aten::upsample_bilinear2d.vec", f64(1, 1, 1, 3), [1, 4], False, None)
+
+# ---------------------------------------------------------------- pad, repeat
+case("aten::constant_pad_nd.default", f32(2, 3, 4), [1, 2])
+case("aten::constant_pad_nd.default", f32(2, 3, 4), [1, 0, 0, 2], -1.5)
+case("aten::constant_pad_nd.default", i64(3, 4), [-1, 1, 2, -1], 7)
+case("aten::constant_pad_nd.default", f64(2, 2, 2), [1, 1, 1, 1, 1, 1])
+case("aten::repeat.default", f32(2, 3), [2, 1])
+case("aten::repeat.default", i64(3), [2, 2])
+case("aten::repeat.default", bools(2, 1), [1, 1, 3])

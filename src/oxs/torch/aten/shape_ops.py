@@ -1,6 +1,7 @@
 """Shape and copy ops of the ATen library whose sizes are attributes: view,
 _unsafe_view, _reshape_alias, reshape, expand, permute, unsqueeze, squeeze,
-flatten, select, slice, cat, stack, clone, detach, alias.
+flatten, select, slice, cat, stack, constant_pad_nd, repeat, clone, detach,
+alias.
 
 Sizes come from the FX graph as ints: a symbolic size (dynamic_shapes) makes
 the exporter build the shape itself; these functions cover static sizes."""
@@ -123,6 +124,34 @@ def aten_cat(tensors: Sequence[TTensor], dim: int = 0) -> TTensor:
 @script(aten_opset, default_opset=op)
 def aten_stack(tensors: Sequence[TTensor], dim: int = 0) -> TTensor:
     return op.ConcatFromSequence(tensors, axis=dim, new_axis=1)
+
+
+@aten_op("aten::constant_pad_nd.default")
+@script(aten_opset, default_opset=op)
+def aten_constant_pad_nd(self: TTensor, pad: Sequence[int], value: float = 0.0) -> TTensor:
+    """pad is (begin, end) pairs from the last dimension backwards; negative
+    amounts crop. Pad-18's axes input takes them without knowing the rank."""
+    pairs = op.Reshape(op.Constant(value_ints=pad), op.Constant(value_ints=[-1, 2]))
+    begins = op.Gather(pairs, op.Constant(value_int=0), axis=1)
+    ends = op.Gather(pairs, op.Constant(value_int=1), axis=1)
+    k = op.Shape(begins)
+    axes = op.Sub(op.Constant(value_ints=[-1]), op.Range(op.Constant(value_int=0),
+                                                         op.Squeeze(k),
+                                                         op.Constant(value_int=1)))
+    return op.Pad(self, op.Concat(begins, ends, axis=0), op.CastLike(value, self), axes)
+
+
+@aten_op("aten::repeat.default")
+@script(aten_opset, default_opset=op)
+def aten_repeat(self: TTensor, repeats: Sequence[int]) -> TTensor:
+    """Tile; repeats may be longer than the rank (new leading dimensions of
+    size 1 first)."""
+    reps = op.Constant(value_ints=repeats)
+    shape = op.Shape(self)
+    extra = op.Sub(op.Size(reps), op.Size(shape))
+    ones = op.Expand(op.Constant(value_ints=[1]), op.Reshape(extra, op.Constant(value_ints=[1])))
+    x = op.Reshape(self, op.Concat(ones, shape, axis=0))
+    return op.Tile(x, reps)
 
 
 @aten_op("aten::clone.default")
