@@ -47,7 +47,16 @@ Rules every function follows:
   the function; type promotion between inputs is the dispatcher's (each
   function computes in its inputs' element type);
 - Layout, Device, MemoryFormat and pin_memory do not change values: where a
-  function declares them they have defaults and are ignored (pass None).
+  function declares them they have defaults and are ignored (pass None);
+- Python wants a default after a defaulted parameter: where ATen has none
+  (native_batch_norm's training, momentum and eps, native_group_norm's N, C,
+  HxW, group), the default is a placeholder and ATen calls always give the
+  value; one function serving several overloads may have a parameter one of
+  them lacks (arange.start and step, zeros and memory_format), with a
+  default (tests/python/torch_aten/test_schemas.py checks names, order and
+  defaults against torch's schemas, and lists these);
+- the return annotation is required (Tuple[...] for several outputs): the
+  manifest lists the output types from it.
 
 The compiled library (`<build>/python/oxs/torch/aten_library.onnx`, written by
 `python3 -m oxs.torch.aten._library OUT`) is one ModelProto with an empty
