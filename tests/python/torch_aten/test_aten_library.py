@@ -135,3 +135,24 @@ def test_typevars_from_another_module_make_generic_inputs():
         r = elementwise.aten_mul(a, a)
         assert r.dtype == dtype
         np.testing.assert_array_equal(r, a * a)
+
+
+def test_a_function_outside_the_library_domain_is_refused(tmp_path):
+    """@script(default_opset=op) alone puts a function in domain "this": the
+    manifest refuses it with the fix."""
+    mod = tmp_path / "outside_domain.py"
+    mod.write_text(
+        "from oxs import script\n"
+        "from oxs.onnx_opset import opset18 as op\n"
+        "from oxs.torch.aten._registry import Entry\n"
+        "from oxs.torch.aten._types import TFloat\n\n\n"
+        "@script(default_opset=op)\n"
+        "def aten_outside(self: TFloat) -> TFloat:\n"
+        "    return op.Neg(self)\n\n\n"
+        "ENTRY = Entry(('aten::outside.default',), aten_outside)\n")
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("outside_domain", mod)
+    m = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(m)
+    with pytest.raises(oxs.CompileError, match="aten_opset"):
+        _library.describe(m.ENTRY)

@@ -90,6 +90,10 @@ def describe(entry) -> dict:
         return record
     sig = inspect.signature(fn.function, eval_str=True)
     compiled = fn._sig
+    if compiled["domain"] != _registry.DOMAIN:
+        raise CompileError(f"{entry.name}: its domain is '{compiled['domain']}', not the "
+                           f"library's '{_registry.DOMAIN}': decorate it with "
+                           "@script(aten_opset, default_opset=op)", [])
     if (entry.dtype_role is None) == ("dtype" in compiled["attributes"]):
         raise CompileError(f"{entry.name}: a function with a ScalarType 'dtype' attribute says "
                            "what it means (aten_op(..., dtype='result' or 'cast_input')), and "
