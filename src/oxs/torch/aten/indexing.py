@@ -1,12 +1,13 @@
 """Indexing and selection by tensors of the ATen library: index_select,
-gather, scatter (src, value), scatter_add, nonzero, topk, sort, flip,
+gather, scatter (src, value), scatter_add, nonzero, masked_select, topk,
+sort, flip,
 tril/triu."""
 
 from __future__ import annotations
 
 from typing import Sequence, Tuple
 
-from oxs import INT64, script
+from oxs import BOOL, INT64, script
 from oxs.onnx_opset import opset18 as op
 from oxs.torch.aten._helpers import _axis_list
 from oxs.torch.aten._registry import aten_op, aten_opset
@@ -97,3 +98,14 @@ def aten_flip(self: TTensor, dims: Sequence[int]) -> TTensor:
     minus_one = op.Expand(op.Constant(value_ints=[-1]), n)
     very_negative = op.Expand(op.Constant(value_ints=[-9223372036854775807]), n)
     return op.Slice(self, minus_one, very_negative, axes, minus_one)
+
+
+@aten_op("aten::masked_select.default")
+@script(aten_opset, default_opset=op)
+def aten_masked_select(self: TTensor, mask: BOOL[...]) -> TTensor:
+    """The elements where mask (broadcast with self) is true, as a 1-D
+    tensor in row-major order."""
+    both = op.Where(mask, self, self)  # self broadcast with mask
+    flat = op.Reshape(both, op.Constant(value_ints=[-1]))
+    keep = op.Reshape(op.Expand(mask, op.Shape(both)), op.Constant(value_ints=[-1]))
+    return op.Compress(flat, keep, axis=0)

@@ -1,5 +1,5 @@
 """Inference-time pieces of torch.nn of the ATen library: dropout (the
-identity in inference), native_dropout, embedding."""
+identity in inference), native_dropout, embedding, mse_loss."""
 
 from __future__ import annotations
 
@@ -36,3 +36,18 @@ def aten_embedding(weight: TTensor, indices: IntType, padding_idx: int = -1,
     """Rows of weight (padding_idx and the gradient options matter only for
     training)."""
     return op.Gather(weight, indices, axis=0)
+
+
+@aten_op("aten::mse_loss.default")
+@script(aten_opset, default_opset=op)
+def aten_mse_loss(self: TFloat, target: TFloat, reduction: int = 1) -> TFloat:
+    """reduction 0: none, 1: mean, 2: sum (torch's Reduction enum)."""
+    d = op.Sub(self, target)
+    sq = op.Mul(d, d)
+    if reduction == 0:
+        r = op.Identity(sq)
+    elif reduction == 2:
+        r = op.ReduceSum(sq, keepdims=0)
+    else:
+        r = op.ReduceMean(sq, keepdims=0)
+    return r

@@ -1,6 +1,6 @@
 """Reductions of the ATen library: sum, mean, amax, amin, max/min (all and
-.dim), prod, var/std/var_mean/std_mean (correction), logsumexp, argmax/argmin, all/any,
-linalg_vector_norm, cumsum.
+.dim), prod, var/std/var_mean/std_mean (correction), logsumexp,
+argmax/argmin, all/any, linalg_vector_norm, norm, cumsum.
 
 `int[1]? dim` is an ints attribute whose default () means every dimension
 (torch's None and [] alike); opset 18's Reduce* take the axes as an input,
@@ -224,3 +224,11 @@ def aten_linalg_vector_norm(self: TFloat, ord: float = 2.0, dim: Sequence[int] =
         s = op.ReduceSum(op.Pow(a, p), axes, keepdims=keepdim)
         r = op.Pow(s, op.Reciprocal(p))
     return r
+
+
+@aten_op("aten::norm.ScalarOpt_dim")
+@script(aten_opset, default_opset=op)
+def aten_norm(self: TFloat, p: float = 2.0, dim: Sequence[int] = (),
+              keepdim: bool = False) -> TFloat:
+    """p None is 2."""
+    return aten_linalg_vector_norm(self, ord=p, dim=dim, keepdim=keepdim, dtype=-1)

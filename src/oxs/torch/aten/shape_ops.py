@@ -1,7 +1,7 @@
 """Shape and copy ops of the ATen library whose sizes are attributes: view,
 _unsafe_view, _reshape_alias, reshape, expand, permute, unsqueeze, squeeze,
-flatten, select, slice, cat, stack, constant_pad_nd, repeat, clone, detach,
-alias.
+flatten, select, slice, cat, stack, constant_pad_nd, reflection_pad*,
+replication_pad*, pixel_shuffle, repeat, clone, detach, alias.
 
 Sizes come from the FX graph as ints: a symbolic size (dynamic_shapes) makes
 the exporter build the shape itself; these functions cover static sizes."""
@@ -12,7 +12,7 @@ from typing import Sequence
 
 from oxs import INT64, script
 from oxs.onnx_opset import opset18 as op
-from oxs.torch.aten._helpers import _axis_list
+from oxs.torch.aten._helpers import _axis_list, _torch_pad_axes, _torch_pads
 from oxs.torch.aten._registry import aten_op, aten_opset
 from oxs.torch.aten._types import TTensor
 
@@ -131,14 +131,32 @@ def aten_stack(tensors: Sequence[TTensor], dim: int = 0) -> TTensor:
 def aten_constant_pad_nd(self: TTensor, pad: Sequence[int], value: float = 0.0) -> TTensor:
     """pad is (begin, end) pairs from the last dimension backwards; negative
     amounts crop. Pad-18's axes input takes them without knowing the rank."""
-    pairs = op.Reshape(op.Constant(value_ints=pad), op.Constant(value_ints=[-1, 2]))
-    begins = op.Gather(pairs, op.Constant(value_int=0), axis=1)
-    ends = op.Gather(pairs, op.Constant(value_int=1), axis=1)
-    k = op.Shape(begins)
-    axes = op.Sub(op.Constant(value_ints=[-1]), op.Range(op.Constant(value_int=0),
-                                                         op.Squeeze(k),
-                                                         op.Constant(value_int=1)))
-    return op.Pad(self, op.Concat(begins, ends, axis=0), op.CastLike(value, self), axes)
+    p = op.Constant(value_ints=pad)
+    return op.Pad(self, _torch_pads(p), op.CastLike(value, self), _torch_pad_axes(p))
+
+
+@aten_op("aten::reflection_pad1d.default", "aten::reflection_pad2d.default",
+         "aten::reflection_pad3d.default")
+@script(aten_opset, default_opset=op)
+def aten_reflection_pad(self: TTensor, padding: Sequence[int]) -> TTensor:
+    p = op.Constant(value_ints=padding)
+    return op.Pad(self, _torch_pads(p), None, _torch_pad_axes(p), mode="reflect")
+
+
+@aten_op("aten::replication_pad1d.default", "aten::replication_pad2d.default",
+         "aten::replication_pad3d.default")
+@script(aten_opset, default_opset=op)
+def aten_replication_pad(self: TTensor, padding: Sequence[int]) -> TTensor:
+    p = op.Constant(value_ints=padding)
+    return op.Pad(self, _torch_pads(p), None, _torch_pad_axes(p), mode="edge")
+
+
+@aten_op("aten::pixel_shuffle.default")
+@script(aten_opset, default_opset=op)
+def aten_pixel_shuffle(self: TTensor, upscale_factor: int) -> TTensor:
+    """[N, C*r*r, H, W] -> [N, C, H*r, W*r] (4-D input; more leading batch
+    dimensions are the exporter's)."""
+    return op.DepthToSpace(self, blocksize=upscale_factor, mode="CRD")
 
 
 @aten_op("aten::repeat.default")
