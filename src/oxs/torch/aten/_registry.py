@@ -56,7 +56,10 @@ Rules every function follows:
   default (tests/python/torch_aten/test_schemas.py checks names, order and
   defaults against torch's schemas, and lists these);
 - the return annotation is required (Tuple[...] for several outputs): the
-  manifest lists the output types from it.
+  manifest lists the output types from it;
+- functions are written for ai.onnx opset 18; prefer ops that opset 17
+  defines the same way (ReduceSum rather than ReduceMean-18) so that a
+  function also exports at opset 17 (docs/aten-coverage.md, "Opsets").
 
 The compiled library (`<build>/python/oxs/torch/aten_library.onnx`, written by
 `python3 -m oxs.torch.aten._library OUT`) is one ModelProto with an empty

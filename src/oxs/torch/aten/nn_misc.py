@@ -49,5 +49,5 @@ def aten_mse_loss(self: TFloat, target: TFloat, reduction: int = 1) -> TFloat:
     elif reduction == 2:
         r = op.ReduceSum(sq, keepdims=0)
     else:
-        r = op.ReduceMean(sq, keepdims=0)
+        r = op.Div(op.ReduceSum(sq, keepdims=0), op.CastLike(op.Size(sq), sq))
     return r

@@ -12,7 +12,7 @@ from typing import Optional, Sequence, Tuple
 
 from oxs import INT64, script
 from oxs.onnx_opset import opset18 as op
-from oxs.torch.aten._helpers import _axis_list
+from oxs.torch.aten._helpers import _axis_list, _mean
 from oxs.torch.aten._registry import aten_op, aten_opset
 from oxs.torch.aten._types import TFloat
 
@@ -31,9 +31,9 @@ def aten_native_layer_norm(input: TFloat, normalized_shape: Sequence[int],
                            eps: float = 1e-05) -> Tuple[TFloat, TFloat, TFloat]:
     """(y, mean, rstd) over the trailing len(normalized_shape) dimensions."""
     axes = _last_axes(op.Constant(value_ints=normalized_shape))
-    mean = op.ReduceMean(input, axes, keepdims=1)
+    mean = _mean(input, axes, keepdim=True)
     d = op.Sub(input, mean)
-    var = op.ReduceMean(op.Mul(d, d), axes, keepdims=1)
+    var = _mean(op.Mul(d, d), axes, keepdim=True)
     rstd = op.Reciprocal(op.Sqrt(op.Add(var, op.CastLike(eps, var))))
     y = op.Mul(d, rstd)
     if weight is not None:
@@ -49,9 +49,9 @@ def aten_layer_norm(input: TFloat, normalized_shape: Sequence[int],
                     weight: Optional[TFloat] = None, bias: Optional[TFloat] = None,
                     eps: float = 1e-05, cudnn_enable: bool = True) -> TFloat:
     axes = _last_axes(op.Constant(value_ints=normalized_shape))
-    mean = op.ReduceMean(input, axes, keepdims=1)
+    mean = _mean(input, axes, keepdim=True)
     d = op.Sub(input, mean)
-    var = op.ReduceMean(op.Mul(d, d), axes, keepdims=1)
+    var = _mean(op.Mul(d, d), axes, keepdim=True)
     y = op.Div(d, op.Sqrt(op.Add(var, op.CastLike(eps, var))))
     if weight is not None:
         y = op.Mul(y, weight)
@@ -92,12 +92,12 @@ def aten_native_batch_norm(input: TFloat, weight: Optional[TFloat] = None,
     are empty, as torch returns them in inference."""
     cs = _channel_shape(input)
     if running_mean is None:
-        mean = op.ReduceMean(input, _non_channel_axes(input), keepdims=1)
+        mean = _mean(input, _non_channel_axes(input), keepdim=True)
     else:
         mean = op.Reshape(running_mean, cs)
     d = op.Sub(input, mean)
     if running_var is None:
-        var = op.ReduceMean(op.Mul(d, d), _non_channel_axes(input), keepdims=1)
+        var = _mean(op.Mul(d, d), _non_channel_axes(input), keepdim=True)
     else:
         var = op.Reshape(running_var, cs)
     y = op.Div(d, op.Sqrt(op.Add(var, op.CastLike(eps, input))))
@@ -121,9 +121,9 @@ def aten_native_group_norm(input: TFloat, weight: Optional[TFloat] = None,
     g = _axis_list(value=group)
     x = op.Reshape(input, op.Concat(n, g, op.Constant(value_ints=[-1]), axis=0))
     axes = op.Constant(value_ints=[2])
-    mean = op.ReduceMean(x, axes, keepdims=1)
+    mean = _mean(x, axes, keepdim=True)
     d = op.Sub(x, mean)
-    var = op.ReduceMean(op.Mul(d, d), axes, keepdims=1)
+    var = _mean(op.Mul(d, d), axes, keepdim=True)
     rstd = op.Reciprocal(op.Sqrt(op.Add(var, op.CastLike(eps, var))))
     y = op.Reshape(op.Mul(d, rstd), op.Shape(input))
     cs = _channel_shape(input)

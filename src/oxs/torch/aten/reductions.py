@@ -13,7 +13,7 @@ from typing import Sequence, Tuple
 
 from oxs import BOOL, INT64, script
 from oxs.onnx_opset import opset18 as op
-from oxs.torch.aten._helpers import _axis_list
+from oxs.torch.aten._helpers import _axis_list, _mean
 from oxs.torch.aten._registry import aten_op, aten_opset
 from oxs.torch.aten._types import TFloat, TReal, TTensor
 
@@ -35,13 +35,13 @@ def aten_sum(self: TReal, dtype: int = -1) -> TReal:
 @script(aten_opset, default_opset=op)
 def aten_mean_dim(self: TFloat, dim: Sequence[int] = (), keepdim: bool = False,
                   dtype: int = -1) -> TFloat:
-    return op.ReduceMean(self, op.Constant(value_ints=dim), keepdims=keepdim)
+    return _mean(self, op.Constant(value_ints=dim), keepdim=keepdim)
 
 
 @aten_op("aten::mean.default", dtype="cast_input")
 @script(aten_opset, default_opset=op)
 def aten_mean(self: TFloat, dtype: int = -1) -> TFloat:
-    return op.ReduceMean(self, keepdims=0)
+    return op.Div(op.ReduceSum(self, keepdims=0), op.CastLike(op.Size(self), self))
 
 
 @aten_op("aten::amax.default")
@@ -79,7 +79,7 @@ def aten_logsumexp(self: TFloat, dim: Sequence[int], keepdim: bool = False) -> T
 @script(aten_opset, default_opset=op)
 def _variance(self: TFloat, axes: INT64[...], correction: int, keepdim: bool) -> TFloat:
     """sum((x - mean)^2) / (n - correction) over axes (empty: all)."""
-    mean = op.ReduceMean(self, axes, keepdims=1)
+    mean = _mean(self, axes, keepdim=True)
     d = op.Sub(self, mean)
     ss = op.ReduceSum(op.Mul(d, d), axes, keepdims=keepdim)
     n = op.Div(op.Size(self), op.Size(ss))
@@ -109,7 +109,7 @@ def aten_var_mean(self: TFloat, dim: Sequence[int] = (), correction: int = 1,
                   keepdim: bool = False) -> Tuple[TFloat, TFloat]:
     axes = op.Constant(value_ints=dim)
     var = _variance(self, axes, correction=correction, keepdim=keepdim)
-    return var, op.ReduceMean(self, axes, keepdims=keepdim)
+    return var, _mean(self, axes, keepdim=keepdim)
 
 
 @aten_op("aten::std_mean.correction")
@@ -118,7 +118,7 @@ def aten_std_mean(self: TFloat, dim: Sequence[int] = (), correction: int = 1,
                   keepdim: bool = False) -> Tuple[TFloat, TFloat]:
     axes = op.Constant(value_ints=dim)
     std = op.Sqrt(_variance(self, axes, correction=correction, keepdim=keepdim))
-    return std, op.ReduceMean(self, axes, keepdims=keepdim)
+    return std, _mean(self, axes, keepdim=keepdim)
 
 
 @aten_op("aten::argmax.default")
