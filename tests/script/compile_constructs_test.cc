@@ -161,6 +161,44 @@ TEST(Constructs, FunctionsOnlyKeepsEveryScriptFunction) {
   EXPECT_EQ(m->graph->num_nodes(), 0u);
 }
 
+TEST(Constructs, SequenceInputOfAFunctionStaysASequence) {
+  // Eager calls bind a list of arrays to it by the input's type.
+  CompileOptions o;
+  o.functions_only = true;
+  auto m = compile_ok(
+      "from typing import Sequence\n"
+      "from onnxscript import FLOAT, script\n"
+      "from onnxscript import opset17 as op\n"
+      "@script()\n"
+      "def cat(tensors: Sequence[FLOAT[...]], x: FLOAT[...], dim: int = 0):\n"
+      "    return op.Add(op.ConcatFromSequence(tensors, axis=dim), x)\n",
+      o);
+  ASSERT_TRUE(m);
+  ASSERT_EQ(m->functions.size(), 1u);
+  const auto& inputs = m->functions[0]->body->inputs();
+  ASSERT_EQ(inputs.size(), 2u);
+  ASSERT_EQ(inputs[0]->type().kind(), ir::Type::Kind::Sequence);
+  EXPECT_EQ(inputs[0]->type().element()->elem_type(), ir::DataType::Float);
+  EXPECT_TRUE(inputs[1]->type().is_tensor());
+}
+
+TEST(Constructs, GraphValueForATensorAttributeSaysItIsComputed) {
+  SourceFile file(
+      "t.py",
+      "from onnxscript import script\n"
+      "from onnxscript import opset17 as op\n"
+      "@script()\n"
+      "def f(x):\n"
+      "    return op.ConstantOfShape(op.Shape(x), value=op.Constant(value_ints=[1]))\n");
+  CompileOptions o;
+  o.functions_only = true;
+  CompileResult r = compile_source(file, o);
+  ASSERT_FALSE(r.ok());
+  std::string text = render(file, r.diagnostics);
+  EXPECT_NE(text.find("takes a tensor, got a value computed in the graph"), std::string::npos)
+      << text;
+}
+
 TEST(Constructs, UnreachableFunctionsAreDropped) {
   auto m = compile_ok(
       "from onnxscript import FLOAT, script\n"

@@ -175,7 +175,9 @@ std::optional<ir::Attr> FunctionConverter::make_attr(const std::string& attr_nam
       return mismatch(v.describe(), "declare the parameter with the attribute's type (" +
                                         std::string(ir::attr_type_name(want)) + ")");
     case SVal::Kind::kTensor:
-      return mismatch("a tensor",
+      // "takes a tensor, got a tensor" (a TENSOR attribute given a graph value)
+      // would say nothing: name what is wrong, the value is computed.
+      return mismatch("a value computed in the graph",
                       "attributes are fixed when the graph is built: pass a Python constant or an "
                       "attribute parameter; tensors go in inputs");
     case SVal::Kind::kType:

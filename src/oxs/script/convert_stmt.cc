@@ -97,6 +97,11 @@ bool FunctionConverter::convert() {
     } else if (p.type.kind == TypeInfo::Kind::kTensor && p.type.dtype != ir::DataType::Undefined) {
       // Function inputs keep only the element type: callers bring the shape.
       type = ir::Type::tensor(p.type.dtype);
+    } else if (p.type.kind == TypeInfo::Kind::kSequence && p.type.items.size() == 1 &&
+               p.type.items[0].kind == TypeInfo::Kind::kTensor) {
+      // A sequence input stays a sequence (an eager call takes a list of
+      // arrays for it); its elements keep only their element type.
+      type = ir::Type::sequence(ir::Type::tensor(p.type.items[0].dtype));
     }
     std::string onnx_name = p.name;
     if (mode_ == Mode::kMain) {

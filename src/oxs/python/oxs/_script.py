@@ -120,6 +120,14 @@ def _external(value, deps: list):
         return ("py", value)
     if id(value) in _TYPING:
         return ("member", "typing", _TYPING[id(value)])
+    if isinstance(value, typing.TypeVar):
+        # A TypeVar defined in another module (the compiler evaluates only
+        # the ones its own file defines): a tensor of any shape, of the one
+        # element type its members share, else generic.
+        members = value.__constraints__ or typing.get_args(value.__bound__) or (value.__bound__,)
+        if all(is_tensor_type(m) for m in members):
+            dtypes = {m.dtype for m in members}
+            return ("type", dtypes.pop() if len(dtypes) == 1 else 0, None, value.__name__)
     if getattr(value, "__module__", None) == "math" and getattr(value, "__name__", "") in _MATH_FUNCTIONS:
         return ("member", "math", value.__name__)
     onnx = sys.modules.get("onnx")
@@ -421,7 +429,8 @@ class OnnxFunction:
         bound.apply_defaults()
         return bound.arguments
 
-    def __call__(self, *args, **kwargs):
+    def __call__(self_, /, *args, **kwargs):  # noqa: N805 (a parameter may be named self)
+        self = self_
         a = self._bind(args, kwargs)
         inputs = [a.get(n) for n in self._sig["inputs"]]
         attrs = {n: a[n] for n in self._sig["attributes"] if n in a}
