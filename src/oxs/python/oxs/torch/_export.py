@@ -1,0 +1,123 @@
+"""oxs.torch.export: trace (Python), hand off once, dispatch and build (C++)."""
+
+from __future__ import annotations
+
+import os
+import time
+import warnings
+
+import torch
+
+from .. import _core
+from .._model import save
+from . import _handoff, _library, _trace
+from ._trace import ExportError
+
+_last_stats: dict = {}
+
+
+def last_export_stats() -> dict:
+    """Timings (seconds: tracing, handoff_py, handoff, dispatch, build, cleanup,
+    save) and warnings of the last export in this process."""
+    return dict(_last_stats)
+
+
+def _dynamic_symbols(dynamic_shapes, args, names):
+    """{input position: {dim: symbol}} and {symbol: example size}, checked."""
+    if dynamic_shapes is None:
+        return {}, {}
+    if isinstance(dynamic_shapes, dict):
+        raise ExportError("export: dynamic_shapes is a tuple with one entry per positional "
+                          "argument (None or {dim: 'name'}), e.g. ({0: 'batch'},)")
+    if not isinstance(dynamic_shapes, (list, tuple)) or len(dynamic_shapes) != len(args):
+        raise ExportError(f"export: dynamic_shapes has {len(dynamic_shapes) if isinstance(dynamic_shapes, (list, tuple)) else 'no'} "
+                          f"entries for {len(args)} positional arguments: give one per argument "
+                          "(None for a static one)")
+    per_input, symbols = {}, {}
+    for i, (spec, arg) in enumerate(zip(dynamic_shapes, args)):
+        if spec is None:
+            continue
+        if not isinstance(arg, torch.Tensor):
+            raise ExportError(f"export: dynamic_shapes[{i}] names dims of argument {i}, which is "
+                              f"a {type(arg).__name__}, not a tensor")
+        if not isinstance(spec, dict):
+            raise ExportError(f"export: dynamic_shapes[{i}] is {spec!r}; write {{dim: 'name'}}")
+        dims = {}
+        for d, name in spec.items():
+            if not isinstance(d, int) or isinstance(d, bool) or not -arg.dim() <= d < arg.dim():
+                raise ExportError(f"export: dynamic_shapes[{i}] names dim {d!r} of input "
+                                  f"'{names[i]}', which has rank {arg.dim()}")
+            if not isinstance(name, str) or not name.isidentifier():
+                raise ExportError(f"export: dynamic_shapes[{i}][{d}] is {name!r}; a dim's name "
+                                  "is an identifier such as 'batch'")
+            d = d % arg.dim()
+            size = int(arg.shape[d])
+            if size < 2:
+                raise ExportError(f"export: dim {d} of input '{names[i]}' is dynamic ('{name}') "
+                                  f"but the example has size {size}; trace with a size of 2 or "
+                                  "more so that it is not mistaken for a broadcast dim")
+            if symbols.setdefault(name, size) != size:
+                raise ExportError(f"export: dynamic dim '{name}' has size {size} in input "
+                                  f"'{names[i]}' and {symbols[name]} elsewhere in the example")
+            dims[d] = name
+        per_input[i] = dims
+    return per_input, symbols
+
+
+def export(model, args, kwargs=None, path=None, dynamic_shapes=None, opset=18,
+           modules_as_functions=False, explain=False):
+    """Exports `model(*args, **kwargs)` to ONNX: an oxs.Model (and `path`,
+    with tensors of 1 KiB and more in `<path>.data`). With explain=True
+    returns (model, decisions): per node its candidates, scores, the winner
+    and why the others lost. modules_as_functions=True keeps the ATen
+    library's ONNX Script functions as model-local functions instead of
+    inlining them. Raises oxs.torch.ExportError (nothing written)."""
+    stats = {}
+    if kwargs is None:
+        kwargs = {}
+    if not isinstance(args, tuple):
+        args = (args,) if isinstance(args, torch.Tensor) else tuple(args)
+    if not isinstance(opset, int) or not 13 <= opset <= 18:
+        raise ExportError(f"export: opset {opset!r} is not supported; use 13..18")
+    names = _trace.input_names(model, args, kwargs)
+    per_input, symbols = _dynamic_symbols(dynamic_shapes, args, names)
+    _library.load_library()
+
+    t0 = time.perf_counter()
+    gm, state_names = _trace.trace(model, args, kwargs)
+    stats["tracing"] = time.perf_counter() - t0
+
+    t0 = time.perf_counter()
+    state = dict(model.named_parameters(remove_duplicate=False))
+    state.update(model.named_buffers(remove_duplicate=False))
+    inputs, params, nodes, outputs = _handoff.build(gm, state_names, state, names)
+    tensor_arg_index = [i for i, a in enumerate(args) if isinstance(a, torch.Tensor)]
+    for pos, dims in per_input.items():
+        k = tensor_arg_index.index(pos)
+        vid, name, dtype, shape = inputs[k]
+        inputs[k] = (vid, name, dtype, [dims.get(d, s) for d, s in enumerate(shape)])
+    overloads = sorted({n[1] for n in nodes})
+    candidates, skipped = _library.candidates(overloads)
+    stats["handoff_py"] = time.perf_counter() - t0
+
+    try:
+        model_out, decisions, timings, warns = _core.torch_export(
+            inputs, params, nodes, outputs, symbols, candidates, opset, bool(modules_as_functions),
+            bool(explain))
+    except _core.Error as e:
+        raise ExportError(str(e)) from None
+    stats.update(timings)
+    stats["warnings"] = list(warns) + [f"{o}: the Python trace-only function '{n}' is not used "
+                                       "(the exporter calls ONNX Script and C++ functions only)"
+                                       for o, n in skipped]
+    for w in warns:
+        warnings.warn(f"oxs.torch.export: {w}", stacklevel=2)
+    if path is not None:
+        t0 = time.perf_counter()
+        save(model_out, os.fspath(path), external_data=True)
+        stats["save"] = time.perf_counter() - t0
+    _last_stats.clear()
+    _last_stats.update(stats)
+    if explain:
+        return model_out, decisions
+    return model_out
