@@ -6,6 +6,8 @@
 
 #include "oxs/builder/builder.h"
 #include "oxs/ir/error.h"
+#include "oxs/rewrite/passes/manager.h"
+#include "oxs/rewrite/passes/standard.h"
 #include "oxs/schema/registry.h"
 #include "oxs/torch/context.h"
 
@@ -50,6 +52,24 @@ void check_opset_compatible(const ir::Function& f, int64_t model_opset) {
   }
 }
 
+// CastLike(c, x) where c already has x's element type: what inlined bodies
+// leave for every attribute used as a tensor (op.CastLike(alpha, x)).
+void drop_noop_castlikes(ir::Graph& g) {
+  for (ir::Node* n : g.nodes()) {
+    if (n->op_type() != "CastLike" || !n->domain().empty() || n->num_inputs() != 2) continue;
+    ir::Value* a = n->input(0);
+    ir::Value* like = n->input(1);
+    ir::Value* out = n->output(0);
+    if (!a || !like || !out || out->is_graph_output()) continue;
+    ir::DataType t = a->type().elem_type();
+    if (!a->type().is_tensor() || t == ir::DataType::Undefined || t != like->type().elem_type()) {
+      continue;
+    }
+    out->replace_all_uses_with(a);
+    g.remove(n);
+  }
+}
+
 class Interpreter {
  public:
   Interpreter(const ExportGraph& g, const ExportOptions& o)
@@ -72,6 +92,14 @@ class Interpreter {
     t.build_s = seconds_since(t0);
     t0 = std::chrono::steady_clock::now();
     ir::Model m = b_.finish({.inline_functions = !o_.keep_functions});
+    drop_noop_castlikes(*m.graph);
+    // Inlined bodies leave constant arithmetic on attributes (CastLike of a
+    // Constant): fold it so the graph is as small as a hand-written one.
+    std::vector<std::unique_ptr<rewrite::Pass>> passes;
+    passes.push_back(rewrite::make_noop_pass({}));
+    passes.push_back(rewrite::make_fold_pass({}));
+    passes.push_back(rewrite::make_dead_code_pass({}));
+    rewrite::run_pipeline(m, passes);
     t.cleanup_s = seconds_since(t0);
     return m;
   }

@@ -88,8 +88,8 @@ def export(model, args, kwargs=None, path=None, dynamic_shapes=None, opset=18,
     stats["tracing"] = time.perf_counter() - t0
 
     t0 = time.perf_counter()
-    state = dict(model.named_parameters(remove_duplicate=False))
-    state.update(model.named_buffers(remove_duplicate=False))
+    state = dict(model.named_parameters())
+    state.update(model.named_buffers())
     inputs, params, nodes, outputs = _handoff.build(gm, state_names, state, names)
     tensor_arg_index = [i for i, a in enumerate(args) if isinstance(a, torch.Tensor)]
     for pos, dims in per_input.items():

@@ -138,10 +138,12 @@ def build(gm, state_names, state, input_names):
             args.append((k, str(a.type) if a else "") + _encode(v, ids, where))
         val = n.meta.get("val")
         outs = []
-        if isinstance(val, (list, tuple)):
+        if isinstance(val, (list, tuple)) or (val is None and len(schema.returns) > 1):
+            # make_fx keeps the meta of a tuple's items on the getitem nodes.
             items = used.get(n, {})
-            for i, v in enumerate(val):
-                if i in items and isinstance(v, torch.Tensor):
+            for i in range(len(schema.returns) if val is None else len(val)):
+                v = items[i].meta.get("val") if i in items else None
+                if isinstance(v, torch.Tensor):
                     vid = new_id()
                     ids[items[i]] = vid
                     outs.append((vid, onnx_dtype(v.dtype, where), _dims(v)))

@@ -90,8 +90,8 @@ def trace(model, args, kwargs, mode="fake"):
     if not isinstance(model, torch.nn.Module):
         raise ExportError(f"export: model is a {type(model).__name__}, not a torch.nn.Module")
     model.eval()
-    state = dict(model.named_parameters(remove_duplicate=False))
-    state.update(model.named_buffers(remove_duplicate=False))
+    state = dict(model.named_parameters())
+    state.update(model.named_buffers())
     names = list(state)
 
     def forward(state_values, args, kwargs):
