@@ -18,7 +18,7 @@ class MLP(torch.nn.Module):
     def __init__(self):
         super().__init__()
         self.fc1 = torch.nn.Linear(16, 32)
-        self.act = torch.nn.ReLU()
+        self.act = torch.nn.ReLU(inplace=True)
         self.fc2 = torch.nn.Linear(32, 8)
         self.clip = torch.nn.ReLU6()
 
@@ -76,10 +76,11 @@ def test_explain_names_candidates_scores_and_winner():
     assert addmm["winner"] == "addmm (Gemm)"
     assert addmm["module"] == "fc1 (Linear)"
     assert addmm["candidates"][0]["fits"] and addmm["candidates"][0]["score"] > 0
-    relu6 = by_target["aten::hardtanh_.default"]
-    assert relu6["looked_up"] == "aten::hardtanh.default"
-    assert "functional form" in relu6["note"]
-    assert relu6["winner"] == "aten_hardtanh"
+    relu = by_target["aten::relu_.default"]
+    assert relu["looked_up"] == "aten::relu.default"
+    assert "functional form" in relu["note"]
+    assert relu["winner"] == "aten_relu" and relu["module"] == "act (ReLU)"
+    assert by_target["aten::hardtanh.default"]["winner"] == "aten_hardtanh"
 
 
 def test_user_function_overrides_library(user_registry):
@@ -94,7 +95,7 @@ def test_user_function_overrides_library(user_registry):
     m = mlp()
     x = torch.randn(3, 16)
     model, decisions = oxs.torch.export(m, (x,), explain=True)
-    relu = next(d for d in decisions if d["target"] == "aten::relu.default")
+    relu = next(d for d in decisions if d["target"] == "aten::relu_.default")
     assert relu["winner"] == "my_relu"
     loser = next(c for c in relu["candidates"] if c["name"] == "aten_relu")
     assert "user function" in loser["why_lost"]
