@@ -1,0 +1,126 @@
+// The interpreter with native functions: static attributes from traced
+// arguments, dynamic dims kept symbolic through views, one error listing
+// every node without a function, clear errors from native functions.
+#include "oxs/torch/interpreter.h"
+
+#include <gtest/gtest.h>
+
+#include "oxs/ir/error.h"
+
+namespace oxs::torch {
+namespace {
+
+using D = ir::DataType;
+
+Arg tensor_arg(std::string name, int64_t id) {
+  Arg a;
+  a.name = std::move(name);
+  a.kind = Arg::Kind::Tensor;
+  a.i = id;
+  return a;
+}
+
+Arg ints_arg(std::string name, std::vector<int64_t> v) {
+  Arg a;
+  a.name = std::move(name);
+  a.kind = Arg::Kind::Ints;
+  a.ints = std::move(v);
+  return a;
+}
+
+Arg bool_arg(std::string name, bool v) {
+  Arg a;
+  a.name = std::move(name);
+  a.kind = Arg::Kind::Bool;
+  a.i = v;
+  return a;
+}
+
+// x: float[N,3,8,8] (example N=2) -> conv 3x3 pad 1 -> flatten to [N, 256].
+ExportGraph conv_flatten() {
+  ExportGraph g;
+  g.symbols["N"] = 2;
+  g.inputs.push_back(
+      {0,
+       "x",
+       D::Float,
+       {ir::Dim::symbolic("N"), ir::Dim::known(3), ir::Dim::known(8), ir::Dim::known(8)}});
+  std::vector<float> w(4 * 3 * 3 * 3, 0.5f);
+  g.params.push_back(
+      {1, "conv.weight",
+       std::make_shared<ir::Tensor>(ir::Tensor::from<float>(D::Float, {4, 3, 3, 3}, w))});
+  FxNode conv{"convolution",
+              "aten::convolution.default",
+              "conv (Conv2d)",
+              {},
+              {{2, D::Float, {2, 4, 8, 8}}}};
+  conv.args = {tensor_arg("input", 0),
+               tensor_arg("weight", 1),
+               ints_arg("stride", {1, 1}),
+               ints_arg("padding", {1, 1}),
+               ints_arg("dilation", {1, 1}),
+               bool_arg("transposed", false),
+               ints_arg("output_padding", {0, 0})};
+  g.nodes.push_back(std::move(conv));
+  FxNode view{"view", "aten::view.default", "", {}, {{3, D::Float, {2, 256}}}};
+  view.args = {tensor_arg("self", 2), ints_arg("size", {2, -1})};
+  g.nodes.push_back(std::move(view));
+  g.outputs.emplace_back(3, "y");
+  return g;
+}
+
+TEST(Interpreter, ConvAndViewKeepTheDynamicBatch) {
+  Library lib;
+  add_native_functions(lib);
+  ExportResult r = export_graph(conv_flatten(), lib, {.opset = 18});
+  const ir::Graph& g = *r.model.graph;
+  std::vector<std::string> ops;
+  for (const ir::Node* n : g.nodes()) ops.push_back(n->op_type());
+  EXPECT_EQ(ops, (std::vector<std::string>{"Conv", "Reshape"}));
+  const ir::Node* conv = *g.nodes().begin();
+  ASSERT_NE(conv->attr("pads"), nullptr);
+  EXPECT_EQ(conv->attr("pads")->ints, (std::vector<int64_t>{1, 1, 1, 1}));
+  ASSERT_EQ(g.outputs().size(), 1u);
+  EXPECT_EQ(g.outputs()[0]->type().to_string(), "float[N,256]");
+}
+
+TEST(Interpreter, EveryNodeWithoutAFunctionIsListedOnce) {
+  Library lib;
+  add_native_functions(lib);
+  ExportGraph g = conv_flatten();
+  g.nodes[0].target = "aten::my_conv.default";
+  g.nodes[1].target = "aten::my_view.default";
+  try {
+    export_graph(g, lib, {});
+    FAIL() << "exported";
+  } catch (const Error& e) {
+    std::string m = e.what();
+    EXPECT_NE(m.find("2 node(s) have no ATen function"), std::string::npos) << m;
+    EXPECT_NE(m.find("aten::my_conv.default at node 'convolution' in conv (Conv2d): no function "
+                     "registered"),
+              std::string::npos)
+        << m;
+    EXPECT_NE(m.find("aten::my_view.default at node 'view' in <root>"), std::string::npos) << m;
+  }
+}
+
+TEST(Interpreter, ANativeFunctionsRefusalNamesTheNode) {
+  Library lib;
+  add_native_functions(lib);
+  ExportGraph g = conv_flatten();
+  g.nodes[0].args[2] = ints_arg("stride", {1, 1, 1});  // 3 strides for 2 spatial dims
+  try {
+    export_graph(g, lib, {});
+    FAIL() << "exported";
+  } catch (const Error& e) {
+    std::string m = e.what();
+    EXPECT_NE(
+        m.find("node 'convolution' (aten::convolution.default) in conv (Conv2d): stride has 3 "
+               "values for 2 spatial dimensions"),
+        std::string::npos)
+        << m;
+  }
+}
+
+}  // namespace
+}  // namespace oxs::torch
