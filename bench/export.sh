@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Exporter benchmark (bench/export_bench.py): oxs.torch.export's wall time
 # (tracing included) against torch.onnx.export of the same model in the same
-# process, split into tracing, hand-off, dispatch and building; and make_fx's
-# tracing modes (real tensors, fake tensors, symbolic shapes).
+# process, split into tracing, hand-off, dispatch and building; and the
+# tracing modes (oxs's meta-tensor recorder; make_fx with real tensors, fake
+# tensors, symbolic shapes).
 # Prints a markdown section into bench/RESULTS.md between the "export" markers.
 #   usage: bench/export.sh [BUILD_DIR]      (default: build)
 set -euo pipefail
@@ -24,7 +25,7 @@ section=$(mktemp)
   echo
   echo "Command: \`$PY bench/export_bench.py mlp resnet18 mobilenet_v2 resnet50\`. oxs: \`oxs.torch.export(m, (x,), opset=17)\`"
   echo "in memory (no file); peer: \`torch.onnx.export(m, (x,), BytesIO(), opset_version=17)\` in the same process."
-  echo "Tracing is make_fx with fake tensors; hand-off is building the Python structure (numpy views of the"
+  echo "Tracing is oxs's recorder on meta tensors (tracing=\"meta\", the default); hand-off is building the Python structure (numpy views of the"
   echo "weights) plus reading it in C++; dispatch is choosing every node's function; building includes the"
   echo "builder's checks, inference at every node, inlining and cleanups."
   echo
@@ -32,14 +33,15 @@ section=$(mktemp)
   echo "|---|---:|---:|---:|---:|---:|---:|---:|"
   $PY bench/export_bench.py mlp resnet18 mobilenet_v2 resnet50
   echo
-  echo "### make_fx tracing modes"
+  echo "### Tracing modes"
   echo
-  echo "Command: \`$PY bench/export_bench.py tracing resnet50 real fake\` and \`... tracing resnet18 symbolic\`"
-  echo "(parameters passed as inputs through functional_call in every mode; best of 2, symbolic 1 run)."
+  echo "Command: \`$PY bench/export_bench.py tracing resnet50 meta real fake\` and \`... tracing resnet18 symbolic\`"
+  echo "(parameters passed as inputs through functional_call in every mode; best of 2, symbolic 1 run). meta: oxs's"
+  echo "TorchDispatchMode recorder running the model on meta tensors; the others: make_fx(tracing_mode=...)."
   echo
-  echo "| model | mode | make_fx wall |"
+  echo "| model | mode | tracing wall |"
   echo "|---|---|---:|"
-  $PY bench/export_bench.py tracing resnet50 real fake
+  $PY bench/export_bench.py tracing resnet50 meta real fake
   $PY bench/export_bench.py tracing resnet18 symbolic
 } > "$section"
 

@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """oxs.torch.export against torch.onnx.export (torch 1.13) on the same models
-in the same process, and the tracing modes of make_fx on resnet50.
+in the same process, and the tracing modes (oxs's meta-tensor recorder and
+make_fx's real, fake and symbolic) on resnet50.
 
 usage: export_bench.py MODELS...     (mlp, resnet18, mobilenet_v2, resnet50)
 Prints one markdown table row per model (best of 3 runs each), then the

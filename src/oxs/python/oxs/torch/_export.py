@@ -65,13 +65,15 @@ def _dynamic_symbols(dynamic_shapes, args, names):
 
 
 def export(model, args, kwargs=None, path=None, dynamic_shapes=None, opset=18,
-           modules_as_functions=False, explain=False):
+           modules_as_functions=False, explain=False, tracing="meta"):
     """Exports `model(*args, **kwargs)` to ONNX: an oxs.Model (and `path`,
     with tensors of 1 KiB and more in `<path>.data`). With explain=True
     returns (model, decisions): per node its candidates, scores, the winner
     and why the others lost. modules_as_functions=True keeps the ATen
     library's ONNX Script functions as model-local functions instead of
-    inlining them. Raises oxs.torch.ExportError (nothing written)."""
+    inlining them. tracing: "meta" (default; falls back to "fake" when an op
+    has no meta kernel), or make_fx's "fake", "real" or "symbolic". Raises
+    oxs.torch.ExportError (nothing written)."""
     stats = {}
     if kwargs is None:
         kwargs = {}
@@ -84,13 +86,11 @@ def export(model, args, kwargs=None, path=None, dynamic_shapes=None, opset=18,
     _library.load_library()
 
     t0 = time.perf_counter()
-    gm, state_names = _trace.trace(model, args, kwargs)
+    graph, state = _trace.trace(model, args, kwargs, mode=tracing)
     stats["tracing"] = time.perf_counter() - t0
 
     t0 = time.perf_counter()
-    state = dict(model.named_parameters())
-    state.update(model.named_buffers())
-    inputs, params, nodes, outputs = _handoff.build(gm, state_names, state, names)
+    inputs, params, nodes, outputs = _handoff.build(graph, state, names)
     tensor_arg_index = [i for i, a in enumerate(args) if isinstance(a, torch.Tensor)]
     for pos, dims in per_input.items():
         k = tensor_arg_index.index(pos)

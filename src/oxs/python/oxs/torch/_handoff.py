@@ -80,8 +80,10 @@ def _as_numpy(t: torch.Tensor, name: str):
     return t.numpy()  # a view of the tensor's memory
 
 
-def build(gm, state_names, state, input_names):
-    """The hand-off tuple of a traced GraphModule."""
+def build(graph, state, input_names):
+    """The hand-off tuple of a traced graph (_trace.trace): placeholders
+    tagged oxs_state are parameters, buffers or constants (named in
+    `state`), the others the flattened tensor inputs in order."""
     ids = {}
     next_id = [0]
 
@@ -90,16 +92,14 @@ def build(gm, state_names, state, input_names):
         return next_id[0] - 1
 
     inputs, params, nodes, outputs = [], [], [], []
-    placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
-    n_state = len(state_names)
     tensor_inputs = 0
-    for i, ph in enumerate(placeholders):
+    for ph in (n for n in graph.nodes if n.op == "placeholder"):
         val = ph.meta.get("val")
-        if i < n_state:
-            if not ph.users:
-                continue
-            ids[ph] = new_id()
-            params.append((ids[ph], state_names[i], _as_numpy(state[state_names[i]], state_names[i])))
+        name = ph.meta.get("oxs_state")
+        if name is not None:
+            if ph.users:
+                ids[ph] = new_id()
+                params.append((ids[ph], name, _as_numpy(state[name], name)))
             continue
         if not isinstance(val, torch.Tensor):
             continue  # a Python value: the trace used it as a constant
@@ -110,11 +110,11 @@ def build(gm, state_names, state, input_names):
 
     # Outputs of multi-output nodes that some getitem reads.
     used = {}
-    for n in gm.graph.nodes:
+    for n in graph.nodes:
         if n.op == "call_function" and n.target is operator.getitem and isinstance(n.args[0], torch.fx.Node):
             used.setdefault(n.args[0], {})[n.args[1]] = n
 
-    for n in gm.graph.nodes:
+    for n in graph.nodes:
         if n.op != "call_function":
             continue
         module = n.meta.get("oxs_module", "")
@@ -157,7 +157,7 @@ def build(gm, state_names, state, input_names):
                               f"{type(val).__name__}, not tensors")
         nodes.append((n.name, overload_name(n.target), module, args, outs))
 
-    out_node = next(n for n in gm.graph.nodes if n.op == "output")
+    out_node = next(n for n in graph.nodes if n.op == "output")
     flat = list(torch.utils._pytree.tree_flatten(out_node.args[0])[0])
     for i, v in enumerate(flat):
         if not isinstance(v, torch.fx.Node) or not isinstance(v.meta.get("val"), torch.Tensor):

@@ -1,32 +1,48 @@
-"""Tracing a PyTorch model to an ATen-level FX graph (torch 1.13: make_fx,
-no dynamo).
+"""Tracing a PyTorch model to an ATen-level FX graph (torch 1.13: no dynamo).
 
-The model runs under `make_fx(..., tracing_mode="fake")` in eval mode and
-without autograd: parameters and buffers are passed in as inputs through
-`torch.nn.utils.stateless.functional_call`, so every tensor the trace sees is
-a FakeTensor and the real forward pass never computes (bench/RESULTS.md
-compares real, fake and symbolic tracing). Each FX node records the module
-path it was created under (forward hooks keep a stack; Graph.create_node is
-wrapped for the duration of the trace) for error messages."""
+Two tracers, both in eval mode without autograd, both producing an FX graph
+whose placeholders carry meta["oxs_state"] (the parameter, buffer or
+constant name) or are the flattened tensor inputs, and whose nodes carry
+meta["val"] (a meta/fake tensor) and meta["oxs_module"] (the module path):
+
+- "meta" (the default): the model runs once on meta tensors (no data, no
+  compute; parameters swapped in through `stateless.functional_call`) under a
+  TorchDispatchMode that records every ATen call it sees. The ops are those
+  make_fx records (the Python dispatch key sits at the same level); there are
+  no proxies and no FakeTensor wrappers, so it is about 10x faster.
+- "fake" / "real" / "symbolic": `make_fx` with that tracing mode; the
+  fallback when an op has no meta kernel.
+
+bench/RESULTS.md compares them. Forward hooks keep the module stack."""
 
 from __future__ import annotations
 
 import contextlib
 import inspect
+import operator
 
 import torch
 from torch.fx.experimental.proxy_tensor import make_fx
 from torch.nn.utils import stateless
+from torch.utils._python_dispatch import TorchDispatchMode
+from torch.utils._pytree import tree_flatten, tree_map
 
 
 class ExportError(Exception):
     """The model cannot be exported; the message says what, where, and what to do."""
 
 
+_DATA_DEPENDENT = (
+    "export: the model reads a tensor's value while tracing (data-dependent control "
+    "flow such as `if x.sum() > 0:` or `int(x)`); tracing records one path only: "
+    "make the branch depend on shapes or Python values, or use torch.where")
+
+
 @contextlib.contextmanager
-def _module_paths(model):
-    """Tags every FX node created inside with node.meta['oxs_module'] =
-    'path (Class)' of the innermost module running."""
+def _module_paths(model, tag_fx_nodes):
+    """Keeps the stack of 'path (Class)' of the modules running; with
+    tag_fx_nodes, every FX node created inside gets the innermost one as
+    node.meta['oxs_module'] (make_fx creates the nodes)."""
     stack = []
     handles = []
     for name, mod in model.named_modules():
@@ -48,9 +64,10 @@ def _module_paths(model):
         node.meta["oxs_module"] = stack[-1] if stack else ""
         return node
 
-    torch.fx.Graph.create_node = create_node
+    if tag_fx_nodes:
+        torch.fx.Graph.create_node = create_node
     try:
-        yield
+        yield stack
     finally:
         torch.fx.Graph.create_node = original
         for h in handles:
@@ -83,34 +100,167 @@ def input_names(model, args, kwargs):
     return names
 
 
-def trace(model, args, kwargs, mode="fake"):
-    """(fx.GraphModule, parameter names in placeholder order). The graph's
-    placeholders are the parameters and buffers first, then the flattened
-    tensor inputs."""
+class _Recorder(TorchDispatchMode):
+    """Records each ATen call as an FX node while running it on meta tensors."""
+
+    def __init__(self, graph, stack, state):
+        super().__init__()
+        self.graph = graph
+        self.stack = stack
+        self.state = state  # name -> real tensor: constants met while tracing are added
+        self.known = {}  # id(tensor) -> (tensor, node); the tensor is kept so ids stay unique
+
+    def bind(self, t, node):
+        self.known[id(t)] = (t, node)
+
+    def node_of(self, t):
+        e = self.known.get(id(t))
+        if e is not None and e[0] is t:
+            return e[1]
+        # A tensor the model made outside the trace (a constant attribute,
+        # torch.tensor(...) in forward): an initializer.
+        name = f"_tensor_constant{sum(1 for k in self.state if k.startswith('_tensor_constant'))}"
+        if t.device.type == "meta":
+            raise ExportError(f"export: a meta tensor of shape {list(t.shape)} appears that no "
+                              "traced op produced; the model holds tensors on the meta device")
+        self.state[name] = t.detach()
+        with self.graph.inserting_before(next(iter(self.graph.nodes), None)):
+            ph = self.graph.placeholder(name)
+        ph.meta["oxs_state"] = name
+        meta = torch.empty_like(t, device="meta")
+        ph.meta["val"] = meta
+        self.bind(t, ph)
+        return ph
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        if func is torch.ops.aten._local_scalar_dense.default:
+            raise ExportError(_DATA_DEPENDENT)
+
+        def to_node(a):
+            return self.node_of(a) if isinstance(a, torch.Tensor) else a
+
+        def to_meta(a):
+            if isinstance(a, torch.Tensor) and a.device.type != "meta":
+                return self.node_of(a).meta["val"]
+            return a
+
+        node_args = tree_map(to_node, args)
+        node_kwargs = tree_map(to_node, kwargs)
+        out = func(*tree_map(to_meta, args), **tree_map(to_meta, kwargs))
+        module = self.stack[-1] if self.stack else ""
+        node = self.graph.create_node("call_function", func, node_args, node_kwargs)
+        node.meta["oxs_module"] = module
+        if isinstance(out, torch.Tensor):
+            node.meta["val"] = out
+            self.bind(out, node)
+        elif isinstance(out, (tuple, list)):
+            for i, o in enumerate(out):
+                if isinstance(o, torch.Tensor):
+                    item = self.graph.create_node("call_function", operator.getitem, (node, i), {})
+                    item.meta["val"] = o
+                    item.meta["oxs_module"] = module
+                    self.bind(o, item)
+        return out
+
+
+def _trace_meta(model, args, kwargs, state):
+    graph = torch.fx.Graph()
+    meta_state = {}
+    for name, t in state.items():
+        ph = graph.placeholder(name.replace(".", "_"))
+        ph.meta["oxs_state"] = name
+        ph.meta["val"] = meta_state[name] = torch.empty_like(t, device="meta")
+    flat, spec = tree_flatten((tuple(args), dict(kwargs)))
+    meta_flat = []
+    for i, a in enumerate(flat):
+        if isinstance(a, torch.Tensor):
+            ph = graph.placeholder(f"input_{i}")
+            ph.meta["val"] = m = torch.empty_like(a, device="meta")
+            meta_flat.append((m, ph))
+        else:
+            meta_flat.append((a, None))
+    margs, mkwargs = torch.utils._pytree.tree_unflatten([m for m, _ in meta_flat], spec)
+    with torch.no_grad(), _module_paths(model, False) as stack:
+        rec = _Recorder(graph, stack, state)
+        for name, ph in zip(state, [n for n in graph.nodes if n.op == "placeholder"]):
+            rec.bind(meta_state[name], ph)
+        for m, ph in meta_flat:
+            if ph is not None:
+                rec.bind(m, ph)
+        with rec:
+            out = stateless.functional_call(model, meta_state, margs, mkwargs)
+        outs = []
+        for o in tree_flatten(out)[0]:
+            if isinstance(o, torch.Tensor):
+                outs.append(rec.node_of(o))
+            else:
+                outs.append(o)
+    graph.output(tuple(outs))
+    return graph
+
+
+def trace(model, args, kwargs, mode="meta"):
+    """(fx.Graph, state): the traced graph (see the module's docstring) and
+    the tensors its oxs_state placeholders name (parameters, buffers and any
+    constant met while tracing). mode "meta" falls back to "fake" when an op
+    has no meta kernel."""
     if not isinstance(model, torch.nn.Module):
         raise ExportError(f"export: model is a {type(model).__name__}, not a torch.nn.Module")
     model.eval()
     state = dict(model.named_parameters())
     state.update(model.named_buffers())
+    state = {k: v.detach() for k, v in state.items()}
+    if mode == "meta":
+        traced_state = dict(state)  # the recorder adds the constants it meets
+        try:
+            graph = _trace_meta(model, args, kwargs, traced_state)
+            graph.eliminate_dead_code()
+            return graph, _used_state(graph, traced_state)
+        except ExportError:
+            raise
+        except RuntimeError as e:
+            if _reads_value(e):
+                raise ExportError(_DATA_DEPENDENT) from None
+            mode = "fake"  # an op without a meta kernel: trace with fake tensors
+        except NotImplementedError:
+            mode = "fake"
+    return _trace_make_fx(model, args, kwargs, state, mode)
+
+
+def _reads_value(e) -> bool:
+    text = str(e)
+    return ("meta tensor" in text or "meta tensors" in text) and (
+        "item" in text or "_local_scalar_dense" in text or "bool" in text.lower() or
+        "data" in text)
+
+
+def _used_state(graph, state):
+    used = {n.meta["oxs_state"] for n in graph.nodes
+            if n.op == "placeholder" and "oxs_state" in n.meta and n.users}
+    return {k: v for k, v in state.items() if k in used}
+
+
+def _trace_make_fx(model, args, kwargs, state, mode):
     names = list(state)
 
     def forward(state_values, args, kwargs):
         return stateless.functional_call(model, dict(zip(names, state_values)), args, kwargs)
 
-    values = [t.detach() for t in state.values()]
     try:
-        with torch.no_grad(), _module_paths(model):
-            gm = make_fx(forward, tracing_mode=mode)(values, tuple(args), dict(kwargs))
+        with torch.no_grad(), _module_paths(model, True):
+            gm = make_fx(forward, tracing_mode=mode)(list(state.values()), tuple(args), dict(kwargs))
     except torch._subclasses.fake_tensor.DynamicOutputShapeException as e:
         raise ExportError(
             f"export: {e} has an output shape that depends on the input's values; the trace "
             "cannot give it a static shape: compute it outside the model or avoid the op") from None
     except RuntimeError as e:
         if "data-dependent control flow" in str(e) or "value out of a tracing tensor" in str(e):
-            raise ExportError(
-                "export: the model reads a tensor's value while tracing (data-dependent control "
-                "flow such as `if x.sum() > 0:` or `int(x)`); tracing records one path only: "
-                "make the branch depend on shapes or Python values, or use torch.where") from None
+            raise ExportError(_DATA_DEPENDENT) from None
         raise
-    gm.graph.eliminate_dead_code()
-    return gm, names
+    graph = gm.graph
+    graph.eliminate_dead_code()
+    phs = [n for n in graph.nodes if n.op == "placeholder"]
+    for name, ph in zip(names, phs):
+        ph.meta["oxs_state"] = name
+    return graph, _used_state(graph, state)
