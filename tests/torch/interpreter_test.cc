@@ -12,12 +12,17 @@ namespace {
 
 using D = ir::DataType;
 
-Arg tensor_arg(std::string name, int64_t id) {
+// An argument whose value is one integer: a tensor's value id, an int, a bool.
+Arg int_arg(std::string name, Arg::Kind kind, int64_t i) {
   Arg a;
   a.name = std::move(name);
-  a.kind = Arg::Kind::Tensor;
-  a.i = id;
+  a.kind = kind;
+  a.i = i;
   return a;
+}
+
+Arg tensor_arg(std::string name, int64_t id) {
+  return int_arg(std::move(name), Arg::Kind::Tensor, id);
 }
 
 Arg ints_arg(std::string name, std::vector<int64_t> v) {
@@ -25,14 +30,6 @@ Arg ints_arg(std::string name, std::vector<int64_t> v) {
   a.name = std::move(name);
   a.kind = Arg::Kind::Ints;
   a.ints = std::move(v);
-  return a;
-}
-
-Arg bool_arg(std::string name, bool v) {
-  Arg a;
-  a.name = std::move(name);
-  a.kind = Arg::Kind::Bool;
-  a.i = v;
   return a;
 }
 
@@ -59,7 +56,7 @@ ExportGraph conv_flatten() {
                ints_arg("stride", {1, 1}),
                ints_arg("padding", {1, 1}),
                ints_arg("dilation", {1, 1}),
-               bool_arg("transposed", false),
+               int_arg("transposed", Arg::Kind::Bool, 0),
                ints_arg("output_padding", {0, 0})};
   g.nodes.push_back(std::move(conv));
   FxNode view{"view", "aten::view.default", "", {}, {{3, D::Float, {2, 256}}}};
@@ -82,6 +79,27 @@ TEST(Interpreter, ConvAndViewKeepTheDynamicBatch) {
   EXPECT_EQ(conv->attr("pads")->ints, (std::vector<int64_t>{1, 1, 1, 1}));
   ASSERT_EQ(g.outputs().size(), 1u);
   EXPECT_EQ(g.outputs()[0]->type().to_string(), "float[N,256]");
+}
+
+TEST(Interpreter, LinearOfARank3InputIsMatMulByTheFoldedTransposedWeight) {
+  ExportGraph g;
+  g.inputs.push_back({0, "x", D::Float, {ir::Dim::known(2), ir::Dim::known(5), ir::Dim::known(4)}});
+  std::vector<float> w(12, 0.25f), b(3, 1.0f);
+  g.params.push_back(
+      {1, "fc.weight", std::make_shared<ir::Tensor>(ir::Tensor::from<float>(D::Float, {3, 4}, w))});
+  g.params.push_back(
+      {2, "fc.bias", std::make_shared<ir::Tensor>(ir::Tensor::from<float>(D::Float, {3}, b))});
+  FxNode linear{"linear", "aten::linear.default", "fc (Linear)", {}, {{3, D::Float, {2, 5, 3}}}};
+  linear.args = {tensor_arg("input", 0), tensor_arg("weight", 1), tensor_arg("bias", 2)};
+  g.nodes.push_back(std::move(linear));
+  g.outputs.emplace_back(3, "y");
+  Library lib;
+  add_native_functions(lib);
+  ExportResult r = export_graph(g, lib, {});
+  std::vector<std::string> ops;
+  for (const ir::Node* n : r.model.graph->nodes()) ops.push_back(n->op_type());
+  EXPECT_EQ(ops, (std::vector<std::string>{"MatMul", "Add"}));
+  EXPECT_EQ(r.model.graph->outputs()[0]->type().to_string(), "float[2,5,3]");
 }
 
 TEST(Interpreter, EveryNodeWithoutAFunctionIsListedOnce) {

@@ -76,3 +76,11 @@ def test_resnet18_with_functions_kept():
     names = {f.name for f in model.functions}
     assert {"aten_relu", "aten_add"} <= names, names
     assert_close(run_oxs(model, {"x": x}), eager(m, x), ATOL, "resnet18 with functions")
+
+
+def test_make_fx_tracing_gives_the_same_model_as_meta_tracing():
+    m = vision("resnet18")
+    x = torch.randn(1, 3, 224, 224)
+    meta = oxs.torch.export(m, (x,))
+    other = oxs.torch.export(m, (x,), tracing="fake")
+    assert not oxs.diff(meta, other), str(oxs.diff(meta, other))

@@ -31,6 +31,22 @@ std::vector<Var> addmm(Context& cx) {
   return {cx.b.op("Gemm", {a, m, c}, std::move(attrs))};
 }
 
+// linear(input, weight, bias): Gemm with transB for a matrix input, else
+// MatMul by the transposed weight (plus Add).
+std::vector<Var> linear(Context& cx) {
+  Var x = cx.tensor("input"), w = cx.tensor("weight"), bias = cx.optional_tensor("bias");
+  if (*x.rank() == 2 && *w.rank() == 2) {
+    std::vector<Var> in{x, w};
+    if (bias) in.push_back(bias);
+    return {cx.b.op("Gemm", std::move(in), attr_list(ir::Attr::of_int("transB", 1)))};
+  }
+  Var wt =
+      *w.rank() < 2 ? w : cx.b.op("Transpose", {w}, attr_list(ir::Attr::of_ints("perm", {1, 0})));
+  Var y = cx.b.op("MatMul", {x, wt});
+  if (bias) y = cx.b.op("Add", {y, bias});
+  return {y};
+}
+
 std::vector<Var> matmul(Context& cx) {
   return {cx.b.op("MatMul", {cx.tensor("self"), cx.tensor(cx.has("mat2") ? "mat2" : "other")})};
 }
@@ -49,6 +65,8 @@ void add_linalg(Library& lib) {
       {tensor("self", f, 0, 2), tensor("mat1", f, 2, 2), tensor("mat2", f, 2, 2),
        attr("beta", "float"), attr("alpha", "float")},
       addmm);
+  add(lib, "aten::linear.default", "linear (Gemm or MatMul)",
+      {tensor("input", f, 1), tensor("weight", f, 1, 2), optional_tensor("bias", f)}, linear);
   add(lib, "aten::mm.default", "mm (MatMul)", {tensor("self", f, 2, 2), tensor("mat2", f, 2, 2)},
       matmul);
   add(lib, "aten::bmm.default", "bmm (MatMul)", {tensor("self", f, 3, 3), tensor("mat2", f, 3, 3)},

@@ -81,6 +81,8 @@ def export(model, args, kwargs=None, path=None, dynamic_shapes=None, opset=18,
         args = (args,) if isinstance(args, torch.Tensor) else tuple(args)
     if not isinstance(opset, int) or not 13 <= opset <= 18:
         raise ExportError(f"export: opset {opset!r} is not supported; use 13..18")
+    if tracing not in ("meta", "fake"):
+        raise ExportError(f"export: tracing={tracing!r}; use 'meta' or 'fake'")
     names = _trace.input_names(model, args, kwargs)
     per_input, symbols = _dynamic_symbols(dynamic_shapes, args, names)
     _library.load_library()

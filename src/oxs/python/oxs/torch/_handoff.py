@@ -19,7 +19,9 @@ import operator
 
 import torch
 
-from ._trace import ExportError
+from ._trace import ExportError, Node
+
+_NODES = (torch.fx.Node, Node)
 
 DTYPES = {
     torch.float32: 1, torch.uint8: 2, torch.int8: 3, torch.int16: 5, torch.int32: 6,
@@ -40,7 +42,7 @@ def overload_name(target) -> str:
 
 
 def _encode(value, ids, where):
-    if isinstance(value, torch.fx.Node):
+    if isinstance(value, _NODES):
         return ("t", ids[value])
     if value is None:
         return ("n", None)
@@ -55,8 +57,8 @@ def _encode(value, ids, where):
     if isinstance(value, torch.dtype):
         return ("dt", onnx_dtype(value, where))
     if isinstance(value, (list, tuple)):
-        if any(isinstance(v, torch.fx.Node) for v in value):
-            return ("tl", [ids[v] if isinstance(v, torch.fx.Node) else -1 for v in value])
+        if any(isinstance(v, _NODES) for v in value):
+            return ("tl", [ids[v] if isinstance(v, _NODES) else -1 for v in value])
         if all(isinstance(v, bool) for v in value) and value:
             return ("is", [int(v) for v in value])
         if all(isinstance(v, int) for v in value):
@@ -111,7 +113,7 @@ def build(graph, state, input_names):
     # Outputs of multi-output nodes that some getitem reads.
     used = {}
     for n in graph.nodes:
-        if n.op == "call_function" and n.target is operator.getitem and isinstance(n.args[0], torch.fx.Node):
+        if n.op == "call_function" and n.target is operator.getitem and isinstance(n.args[0], _NODES):
             used.setdefault(n.args[0], {})[n.args[1]] = n
 
     for n in graph.nodes:
@@ -160,7 +162,7 @@ def build(graph, state, input_names):
     out_node = next(n for n in graph.nodes if n.op == "output")
     flat = list(torch.utils._pytree.tree_flatten(out_node.args[0])[0])
     for i, v in enumerate(flat):
-        if not isinstance(v, torch.fx.Node) or not isinstance(v.meta.get("val"), torch.Tensor):
+        if not isinstance(v, _NODES) or not isinstance(v.meta.get("val"), torch.Tensor):
             raise ExportError(f"export: output {i} of the model is {v!r} "
                               f"({type(v).__name__}), not a tensor; ONNX outputs are tensors: "
                               "return tensors only")

@@ -25,11 +25,84 @@ import torch
 from torch.fx.experimental.proxy_tensor import make_fx
 from torch.nn.utils import stateless
 from torch.utils._python_dispatch import TorchDispatchMode
-from torch.utils._pytree import tree_flatten, tree_map
+from torch.utils._pytree import tree_flatten
 
 
 class ExportError(Exception):
     """The model cannot be exported; the message says what, where, and what to do."""
+
+
+class Node:
+    """A traced call: the subset of torch.fx.Node the hand-off reads (op,
+    name, target, args, kwargs, meta, users), without FX's per-node cost."""
+
+    __slots__ = ("op", "name", "target", "args", "kwargs", "meta", "users")
+
+    def __init__(self, op, name, target, args, kwargs):
+        self.op, self.name, self.target, self.args, self.kwargs = op, name, target, args, kwargs
+        self.meta = {}
+        self.users = {}
+
+
+class Graph:
+    """The recorder's graph: nodes in order, unique names, users kept per edge."""
+
+    def __init__(self):
+        self.nodes = []
+        self._names = {}
+
+    def _name(self, base):
+        k = self._names.get(base, 0)
+        self._names[base] = k + 1
+        return base if k == 0 else f"{base}_{k}"
+
+    def add(self, op, target, args=(), kwargs=None, base="node", first=False):
+        n = Node(op, self._name(base), target, args, kwargs or {})
+        for a in _leaves(args):
+            if isinstance(a, Node):
+                a.users[n] = None
+        for a in _leaves(tuple(n.kwargs.values())):
+            if isinstance(a, Node):
+                a.users[n] = None
+        if first:
+            self.nodes.insert(0, n)
+        else:
+            self.nodes.append(n)
+        return n
+
+    def eliminate_dead_code(self):
+        """Removes calls nothing reads (one reverse pass: readers come after)."""
+        keep = []
+        for n in reversed(self.nodes):
+            if n.op == "call_function" and not n.users:
+                for a in _leaves(n.args) + _leaves(tuple(n.kwargs.values())):
+                    if isinstance(a, Node):
+                        a.users.pop(n, None)
+                continue
+            keep.append(n)
+        keep.reverse()
+        self.nodes = keep
+
+
+def _leaves(x):
+    out = []
+    for a in x:
+        if isinstance(a, (tuple, list)):
+            out.extend(_leaves(a))
+        else:
+            out.append(a)
+    return out
+
+
+def _map(f, x):
+    """tree_map for the argument shapes ATen calls take (tuples, lists, dicts)."""
+    if isinstance(x, tuple):
+        return tuple(_map(f, a) for a in x)
+    if isinstance(x, list):
+        return [_map(f, a) for a in x]
+    if isinstance(x, dict):
+        return {k: _map(f, v) for k, v in x.items()}
+    return f(x)
 
 
 _DATA_DEPENDENT = (
@@ -124,8 +197,7 @@ class _Recorder(TorchDispatchMode):
             raise ExportError(f"export: a meta tensor of shape {list(t.shape)} appears that no "
                               "traced op produced; the model holds tensors on the meta device")
         self.state[name] = t.detach()
-        with self.graph.inserting_before(next(iter(self.graph.nodes), None)):
-            ph = self.graph.placeholder(name)
+        ph = self.graph.add("placeholder", name, base=name, first=True)
         ph.meta["oxs_state"] = name
         meta = torch.empty_like(t, device="meta")
         ph.meta["val"] = meta
@@ -145,11 +217,12 @@ class _Recorder(TorchDispatchMode):
                 return self.node_of(a).meta["val"]
             return a
 
-        node_args = tree_map(to_node, args)
-        node_kwargs = tree_map(to_node, kwargs)
-        out = func(*tree_map(to_meta, args), **tree_map(to_meta, kwargs))
+        node_args = _map(to_node, args)
+        node_kwargs = _map(to_node, kwargs)
+        out = func(*_map(to_meta, args), **_map(to_meta, kwargs))
         module = self.stack[-1] if self.stack else ""
-        node = self.graph.create_node("call_function", func, node_args, node_kwargs)
+        node = self.graph.add("call_function", func, node_args, node_kwargs,
+                              base=func._schema.name.split("::")[-1])
         node.meta["oxs_module"] = module
         if isinstance(out, torch.Tensor):
             node.meta["val"] = out
@@ -157,7 +230,7 @@ class _Recorder(TorchDispatchMode):
         elif isinstance(out, (tuple, list)):
             for i, o in enumerate(out):
                 if isinstance(o, torch.Tensor):
-                    item = self.graph.create_node("call_function", operator.getitem, (node, i), {})
+                    item = self.graph.add("call_function", operator.getitem, (node, i), base="getitem")
                     item.meta["val"] = o
                     item.meta["oxs_module"] = module
                     self.bind(o, item)
@@ -165,17 +238,17 @@ class _Recorder(TorchDispatchMode):
 
 
 def _trace_meta(model, args, kwargs, state):
-    graph = torch.fx.Graph()
+    graph = Graph()
     meta_state = {}
     for name, t in state.items():
-        ph = graph.placeholder(name.replace(".", "_"))
+        ph = graph.add("placeholder", name, base=name)
         ph.meta["oxs_state"] = name
         ph.meta["val"] = meta_state[name] = torch.empty_like(t, device="meta")
     flat, spec = tree_flatten((tuple(args), dict(kwargs)))
     meta_flat = []
     for i, a in enumerate(flat):
         if isinstance(a, torch.Tensor):
-            ph = graph.placeholder(f"input_{i}")
+            ph = graph.add("placeholder", f"input_{i}", base=f"input_{i}")
             ph.meta["val"] = m = torch.empty_like(a, device="meta")
             meta_flat.append((m, ph))
         else:
@@ -196,12 +269,12 @@ def _trace_meta(model, args, kwargs, state):
                 outs.append(rec.node_of(o))
             else:
                 outs.append(o)
-    graph.output(tuple(outs))
+    graph.add("output", "output", (tuple(outs),), base="output")
     return graph
 
 
 def trace(model, args, kwargs, mode="meta"):
-    """(fx.Graph, state): the traced graph (see the module's docstring) and
+    """(graph, state): the traced graph (a Graph, or an fx.Graph from make_fx) (see the module's docstring) and
     the tensors its oxs_state placeholders name (parameters, buffers and any
     constant met while tracing). mode "meta" falls back to "fake" when an op
     has no meta kernel."""
