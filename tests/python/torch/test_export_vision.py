@@ -75,6 +75,7 @@ def test_resnet18_with_functions_kept():
     model = oxs.torch.export(m, (x,), modules_as_functions=True)
     names = {f.name for f in model.functions}
     assert {"aten_relu", "aten_add"} <= names, names
+    oxs.check(model)
     assert_close(run_oxs(model, {"x": x}), eager(m, x), ATOL, "resnet18 with functions")
 
 

@@ -93,9 +93,9 @@ def export(model, args, kwargs=None, path=None, dynamic_shapes=None, opset=18,
 
     t0 = time.perf_counter()
     inputs, params, nodes, outputs = _handoff.build(graph, state, names)
-    tensor_arg_index = [i for i, a in enumerate(args) if isinstance(a, torch.Tensor)]
     for pos, dims in per_input.items():
-        k = tensor_arg_index.index(pos)
+        # The input's place among the flattened tensor inputs.
+        k = sum(isinstance(t, torch.Tensor) for t in torch.utils._pytree.tree_flatten(args[:pos])[0])
         vid, name, dtype, shape = inputs[k]
         inputs[k] = (vid, name, dtype, [dims.get(d, s) for d, s in enumerate(shape)])
     overloads = sorted({n[1] for n in nodes})
