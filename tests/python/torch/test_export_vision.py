@@ -1,7 +1,7 @@
 """torchvision classification models (random weights) exported and compared
 with torch eager on the oxs evaluator (and ONNX Runtime for resnet18), at
-opset 17 (onnx 1.12's checker) and 18; resnet18 also with a dynamic batch
-and written with external data."""
+opset 17 (onnx 1.12's checker) and 18; resnet18 and shufflenet also with a
+dynamic batch, resnet18 written with external data."""
 
 import os
 
@@ -34,7 +34,7 @@ def vision(name):
     return m
 
 
-@pytest.mark.parametrize("name", ["resnet18", "mobilenet_v2"])
+@pytest.mark.parametrize("name", ["resnet18", "mobilenet_v2", "squeezenet1_0", "shufflenet_v2_x1_0"])
 @pytest.mark.parametrize("opset", [17, 18])
 def test_vision_model_matches_torch(name, opset):
     m = vision(name)
@@ -46,7 +46,9 @@ def test_vision_model_matches_torch(name, opset):
     if opset <= 17:
         onnx.checker.check_model(model.to_onnx(), full_check=True)
     ops = {n.op_type for n in model.graph.nodes}
-    assert "Shape" not in ops and "Transpose" not in ops, ops
+    assert "Shape" not in ops, ops  # static dims: no shape computations
+    if name != "shufflenet_v2_x1_0":  # its channel shuffle is a real transpose
+        assert "Transpose" not in ops, ops  # transposed weights are folded
 
 
 def test_resnet18_dynamic_batch_and_external_data(tmp_path):
@@ -59,6 +61,15 @@ def test_resnet18_dynamic_batch_and_external_data(tmp_path):
     for n in (1, 3):
         x = torch.randn(n, 3, 224, 224)
         assert_close(run_oxs(model, {"x": x}), eager(m, x), ATOL, f"resnet18 batch {n}")
+
+
+def test_shufflenet_channel_shuffle_keeps_a_dynamic_batch():
+    m = vision("shufflenet_v2_x1_0")
+    model = oxs.torch.export(m, (torch.randn(2, 3, 224, 224),), dynamic_shapes=({0: "N"},))
+    assert "Split" in {n.op_type for n in model.graph.nodes}
+    for n in (1, 3):
+        x = torch.randn(n, 3, 224, 224)
+        assert_close(run_oxs(model, {"x": x}), eager(m, x), ATOL, f"shufflenet batch {n}")
 
 
 def test_resnet18_on_onnx_runtime():

@@ -1,6 +1,7 @@
 // Views and data movement: view/_unsafe_view/reshape/_reshape_alias and
 // flatten (Reshape with dims that dynamic_shapes made symbolic kept), expand,
 // permute/transpose, cat, slice, select, unsqueeze, squeeze, clone/detach.
+#include <algorithm>
 #include <limits>
 
 #include "oxs/torch/native/spec.h"
@@ -101,6 +102,34 @@ std::vector<Var> squeeze(Context& cx) {
   return {cx.b.op("Squeeze", {x, cx.ints({axis})})};
 }
 
+// split.Tensor / split_with_sizes: Split with the sizes made explicit from
+// the static size of the split dim (one output per traced output).
+std::vector<Var> split(Context& cx) {
+  Var x = cx.tensor("self");
+  int64_t rank = static_cast<int64_t>(*x.rank());
+  int64_t dim = normalize_axis(cx, cx.get_int("dim", 0), rank);
+  std::vector<int64_t> sizes;
+  for (const OutMeta& o : cx.node.outputs) {
+    if (o.id >= 0 && static_cast<int64_t>(o.dims.size()) != rank)
+      cx.fail("an output of split has another rank");
+  }
+  auto s = x.shape();
+  if (!s || !(*s)[dim].is_known()) cx.fail("split along a dynamic dimension is not supported");
+  if (cx.has("split_sizes")) {
+    sizes = cx.get_ints("split_sizes");
+  } else {
+    int64_t n = (*s)[dim].value(), k = cx.get_int("split_size");
+    if (k <= 0) cx.fail("split_size must be positive");
+    for (int64_t at = 0; at < n; at += k) sizes.push_back(std::min(k, n - at));
+  }
+  if (sizes.size() != cx.node.outputs.size()) {
+    cx.fail("split gives " + std::to_string(sizes.size()) + " pieces, the trace " +
+            std::to_string(cx.node.outputs.size()));
+  }
+  return cx.b.make_node("Split", {x, cx.ints(sizes)}, attr_list(ir::Attr::of_int("axis", dim)),
+                        {.num_outputs = sizes.size()});
+}
+
 std::vector<Var> identity(Context& cx) {
   return {cx.b.op("Identity", {cx.tensor("self")})};
 }
@@ -132,6 +161,10 @@ void add_shape(Library& lib) {
       slice);
   add(lib, "aten::select.int", "select (Gather)",
       {tensor("self", {}, 1), attr("dim", "int", false), attr("index", "int", false)}, select);
+  add(lib, "aten::split.Tensor", "split (Split)",
+      {tensor("self", {}, 1), attr("split_size", "int", false), attr("dim", "int")}, split);
+  add(lib, "aten::split_with_sizes.default", "split_with_sizes (Split)",
+      {tensor("self", {}, 1), attr("split_sizes", "ints", false), attr("dim", "int")}, split);
   add(lib, "aten::unsqueeze.default", "unsqueeze (Unsqueeze)",
       {tensor("self"), attr("dim", "int", false)}, unsqueeze);
   add(lib, "aten::squeeze.dim", "squeeze.dim (Squeeze)",

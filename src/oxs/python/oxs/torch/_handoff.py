@@ -140,10 +140,17 @@ def build(graph, state, input_names):
             args.append((k, str(a.type) if a else "") + _encode(v, ids, where))
         val = n.meta.get("val")
         outs = []
-        if isinstance(val, (list, tuple)) or (val is None and len(schema.returns) > 1):
+        returns_list = len(schema.returns) == 1 and str(schema.returns[0].type).startswith("List")
+        if isinstance(val, (list, tuple)) or (val is None and (len(schema.returns) > 1 or returns_list)):
             # make_fx keeps the meta of a tuple's items on the getitem nodes.
             items = used.get(n, {})
-            for i in range(len(schema.returns) if val is None else len(val)):
+            if val is not None:
+                count = len(val)
+            elif returns_list:
+                count = max(items, default=-1) + 1
+            else:
+                count = len(schema.returns)
+            for i in range(count):
                 v = items[i].meta.get("val") if i in items else None
                 if isinstance(v, torch.Tensor):
                     vid = new_id()

@@ -228,6 +228,7 @@ class _Recorder(TorchDispatchMode):
             node.meta["val"] = out
             self.bind(out, node)
         elif isinstance(out, (tuple, list)):
+            node.meta["val"] = out
             for i, o in enumerate(out):
                 if isinstance(o, torch.Tensor):
                     item = self.graph.add("call_function", operator.getitem, (node, i), base="getitem")
