@@ -162,3 +162,26 @@ def test_wrong_dynamic_shapes_are_refused(spec, message):
 def test_dynamic_dim_of_size_one_is_refused():
     with pytest.raises(oxs.torch.ExportError, match="example has size 1"):
         oxs.torch.export(mlp(), (torch.randn(1, 16),), dynamic_shapes=({0: "batch"},))
+
+
+class WriteThroughView(torch.nn.Module):
+    def forward(self, x):
+        y = x.clone()
+        y[:, 0].add_(1.0)
+        return y
+
+
+class InPlaceOnAViewNobodyReadsAgain(torch.nn.Module):
+    def forward(self, x):
+        return torch.relu_(torch.flatten(x, 1))
+
+
+def test_write_through_a_view_is_refused_not_miscompiled():
+    with pytest.raises(oxs.torch.ExportError, match="wrote into a view of a tensor that is read"):
+        oxs.torch.export(WriteThroughView(), (torch.randn(2, 3),))
+
+
+def test_in_place_op_on_a_view_whose_base_is_not_read_again_exports():
+    x = torch.randn(2, 3, 2)
+    model = oxs.torch.export(InPlaceOnAViewNobodyReadsAgain(), (x,))
+    assert_close(run_oxs(model, {"x": x}), eager(InPlaceOnAViewNobodyReadsAgain(), x), 0, "relu_")

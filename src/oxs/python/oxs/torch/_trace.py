@@ -182,6 +182,9 @@ class _Recorder(TorchDispatchMode):
         self.stack = stack
         self.state = state  # name -> real tensor: constants met while tracing are added
         self.known = {}  # id(tensor) -> (tensor, node); the tensor is kept so ids stay unique
+        # Tensors whose view was written in place: reading them again would
+        # need the write, which the graph (values, not memory) does not have.
+        self.stale = {}  # id(base) -> (base, what wrote it)
 
     def bind(self, t, node):
         self.known[id(t)] = (t, node)
@@ -204,19 +207,35 @@ class _Recorder(TorchDispatchMode):
         self.bind(t, ph)
         return ph
 
+    def read(self, t, reader):
+        """The node of `t`, read by `reader` (an op, or the model's output)."""
+        stale = self.stale.get(id(t))
+        if stale is not None and stale[0] is t:
+            raise ExportError(
+                f"export: {stale[1]} wrote into a view of a tensor that is read again later "
+                f"(by {reader} in {self.stack[-1] if self.stack else '<root>'}); writes "
+                "through views (x[...] = v, x[:, 0].add_(...)) are not exported: build the "
+                "new tensor out of place (torch.cat, torch.where, index_put)")
+        return self.node_of(t)
+
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
         if func is torch.ops.aten._local_scalar_dense.default:
             raise ExportError(_DATA_DEPENDENT)
 
         def to_node(a):
-            return self.node_of(a) if isinstance(a, torch.Tensor) else a
+            return self.read(a, str(func)) if isinstance(a, torch.Tensor) else a
 
         def to_meta(a):
             if isinstance(a, torch.Tensor) and a.device.type != "meta":
                 return self.node_of(a).meta["val"]
             return a
 
+        schema_args = func._schema.arguments
+        if (args and isinstance(args[0], torch.Tensor) and schema_args and schema_args[0].alias_info
+                is not None and schema_args[0].alias_info.is_write and args[0]._base is not None):
+            base = args[0]._base
+            self.stale[id(base)] = (base, f"{func} in {self.stack[-1] if self.stack else '<root>'}")
         node_args = _map(to_node, args)
         node_kwargs = _map(to_node, kwargs)
         out = func(*_map(to_meta, args), **_map(to_meta, kwargs))
@@ -267,7 +286,7 @@ def _trace_meta(model, args, kwargs, state):
         outs = []
         for o in tree_flatten(out)[0]:
             if isinstance(o, torch.Tensor):
-                outs.append(rec.node_of(o))
+                outs.append(rec.read(o, "the model's output"))
             else:
                 outs.append(o)
     graph.add("output", "output", (tuple(outs),), base="output")
