@@ -184,7 +184,9 @@ class _Recorder(TorchDispatchMode):
         self.known = {}  # id(tensor) -> (tensor, node); the tensor is kept so ids stay unique
         # Tensors whose view was written in place: reading them again would
         # need the write, which the graph (values, not memory) does not have.
-        self.stale = {}  # id(base) -> (base, what wrote it)
+        self.stale = {}  # id(tensor) -> (tensor, what wrote it)
+        self.views = {}  # id(root) -> [root, views of it that ops returned]
+        self.roots = {}  # id(view) -> (view, root)
 
     def bind(self, t, node):
         self.known[id(t)] = (t, node)
@@ -207,12 +209,26 @@ class _Recorder(TorchDispatchMode):
         self.bind(t, ph)
         return ph
 
+    def written(self, w, writer):
+        """An in-place write to w: every other alias of its memory (its base,
+        the base's other views) now holds values the graph does not have."""
+        root = self.root_of(w)
+        for t in self.views.get(id(root), [root]):
+            if t is not w:
+                self.stale[id(t)] = (t, writer)
+
+    def root_of(self, t):
+        e = self.roots.get(id(t))
+        if e is not None and e[0] is t:
+            return e[1]
+        return t._base if t._base is not None else t
+
     def read(self, t, reader):
         """The node of `t`, read by `reader` (an op, or the model's output)."""
         stale = self.stale.get(id(t))
         if stale is not None and stale[0] is t:
             raise ExportError(
-                f"export: {stale[1]} wrote into a view of a tensor that is read again later "
+                f"export: {stale[1]} wrote into memory that another view of it reads later "
                 f"(by {reader} in {self.stack[-1] if self.stack else '<root>'}); writes "
                 "through views (x[...] = v, x[:, 0].add_(...)) are not exported: build the "
                 "new tensor out of place (torch.cat, torch.where, index_put)")
@@ -233,9 +249,8 @@ class _Recorder(TorchDispatchMode):
 
         schema_args = func._schema.arguments
         if (args and isinstance(args[0], torch.Tensor) and schema_args and schema_args[0].alias_info
-                is not None and schema_args[0].alias_info.is_write and args[0]._base is not None):
-            base = args[0]._base
-            self.stale[id(base)] = (base, f"{func} in {self.stack[-1] if self.stack else '<root>'}")
+                is not None and schema_args[0].alias_info.is_write):
+            self.written(args[0], f"{func} in {self.stack[-1] if self.stack else '<root>'}")
         node_args = _map(to_node, args)
         node_kwargs = _map(to_node, kwargs)
         out = func(*_map(to_meta, args), **_map(to_meta, kwargs))
@@ -246,6 +261,14 @@ class _Recorder(TorchDispatchMode):
         if isinstance(out, torch.Tensor):
             node.meta["val"] = out
             self.bind(out, node)
+            rets = func._schema.returns
+            if (rets and rets[0].alias_info is not None and not rets[0].alias_info.is_write
+                    and args and isinstance(args[0], torch.Tensor)):
+                # A view (Tensor(a) -> Tensor(a)); _base is set only above
+                # this dispatch level, so the schema says it.
+                root = self.root_of(args[0])
+                self.views.setdefault(id(root), [root]).append(out)
+                self.roots[id(out)] = (out, root)
         elif isinstance(out, (tuple, list)):
             node.meta["val"] = out
             for i, o in enumerate(out):
