@@ -58,3 +58,20 @@ def test_register_checks_its_arguments():
         oxs.torch.register("twice", twice_float)
     with pytest.raises(TypeError, match="@script"):
         oxs.torch.register("oxstest::twice.default", lambda x: x)
+
+
+@script(default_opset=op)
+def twice_by_reduce(x: FLOAT[...]) -> FLOAT[...]:
+    # ReduceMean-18 takes its axes as an input; opset 17's ReduceMean-13 does not.
+    return op.Add(x, x) + op.ReduceMean(x, op.Constant(value_ints=[0]), keepdims=1) * 0.0
+
+
+def test_a_function_using_ops_that_differ_at_the_export_opset_is_refused(user_registry):
+    oxs.torch.register("oxstest::twice.default", twice_by_reduce)
+    x = torch.randn(4)
+    model = oxs.torch.export(Twice(), (x,), opset=18)
+    np.testing.assert_allclose(oxs.run(model, {"x": x.numpy()})["output"], Twice()(x).numpy())
+    with pytest.raises(oxs.torch.ExportError,
+                       match="'twice_by_reduce' is written for opset 18 and uses ReduceMean-18, "
+                             "which opset 17 defines differently \\(ReduceMean-13\\)"):
+        oxs.torch.export(Twice(), (x,), opset=17)
