@@ -43,6 +43,10 @@ def test_mlp_matches_torch(opset):
     oxs.check(model)
     if opset <= 17:  # onnx 1.12's checker knows opsets up to 17
         onnx.checker.check_model(model.to_onnx(), full_check=True)
+    stats = oxs.torch.last_export_stats()
+    assert stats["tracing_mode"] == "meta"
+    for step in ("tracing", "handoff_py", "handoff", "dispatch", "build", "cleanup"):
+        assert 0 <= stats[step] < 10, (step, stats)
 
 
 def test_parameters_are_borrowed_not_copied():

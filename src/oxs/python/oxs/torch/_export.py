@@ -18,7 +18,8 @@ _last_stats: dict = {}
 
 def last_export_stats() -> dict:
     """Timings (seconds: tracing, handoff_py, handoff, dispatch, build, cleanup,
-    save) and warnings of the last export in this process."""
+    save), the tracing mode used (meta, or fake when an op had no meta kernel)
+    and warnings of the last export in this process."""
     return dict(_last_stats)
 
 
@@ -88,7 +89,7 @@ def export(model, args, kwargs=None, path=None, dynamic_shapes=None, opset=18,
     _library.load_library()
 
     t0 = time.perf_counter()
-    graph, state = _trace.trace(model, args, kwargs, mode=tracing)
+    graph, state, stats["tracing_mode"] = _trace.trace(model, args, kwargs, mode=tracing)
     stats["tracing"] = time.perf_counter() - t0
 
     t0 = time.perf_counter()

@@ -317,10 +317,11 @@ def _trace_meta(model, args, kwargs, state):
 
 
 def trace(model, args, kwargs, mode="meta"):
-    """(graph, state): the traced graph (a Graph, or an fx.Graph from make_fx) (see the module's docstring) and
-    the tensors its oxs_state placeholders name (parameters, buffers and any
-    constant met while tracing). mode "meta" falls back to "fake" when an op
-    has no meta kernel."""
+    """(graph, state, mode used): the traced graph (a Graph, or an fx.Graph
+    from make_fx; see the module's docstring), the tensors its oxs_state
+    placeholders name (parameters, buffers and any constant met while
+    tracing) and the tracing mode that succeeded. mode "meta" falls back to
+    "fake" when an op has no meta kernel."""
     if not isinstance(model, torch.nn.Module):
         raise ExportError(f"export: model is a {type(model).__name__}, not a torch.nn.Module")
     model.eval()
@@ -332,7 +333,7 @@ def trace(model, args, kwargs, mode="meta"):
         try:
             graph = _trace_meta(model, args, kwargs, traced_state)
             graph.eliminate_dead_code()
-            return graph, _used_state(graph, traced_state)
+            return graph, _used_state(graph, traced_state), "meta"
         except ExportError:
             raise
         except RuntimeError as e:
@@ -341,7 +342,7 @@ def trace(model, args, kwargs, mode="meta"):
             mode = "fake"  # an op without a meta kernel: trace with fake tensors
         except NotImplementedError:
             mode = "fake"
-    return _trace_make_fx(model, args, kwargs, state, mode)
+    return _trace_make_fx(model, args, kwargs, state, mode) + (mode,)
 
 
 def _reads_value(e) -> bool:
