@@ -8,6 +8,7 @@ void add_native_functions(Library& lib) {
   native::add_conv_norm(lib);
   native::add_pool_reduce(lib);
   native::add_shape(lib);
+  native::add_norm_softmax(lib);
 }
 
 namespace native {

@@ -41,6 +41,7 @@ void add_linalg(Library& lib);
 void add_conv_norm(Library& lib);
 void add_pool_reduce(Library& lib);
 void add_shape(Library& lib);
+void add_norm_softmax(Library& lib);
 
 // k spatial values from an ATen int list of length 1 or k.
 std::vector<int64_t> spatial(const Context& cx, const std::vector<int64_t>& v, size_t k,
