@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <iterator>
+
 #include "oxs/ir/error.h"
 
 namespace oxs::torch {
@@ -33,7 +35,8 @@ Arg ints_arg(std::string name, std::vector<int64_t> v) {
   return a;
 }
 
-// x: float[N,3,8,8] (example N=2) -> conv 3x3 pad 1 -> flatten to [N, 256].
+// x: float[N,3,8,8] (example N=2) -> conv 3x3 pad 1 -> flatten to [N, 256]:
+// the view's dim 0 is copied from the input (Reshape's 0).
 ExportGraph conv_flatten() {
   ExportGraph g;
   g.symbols["N"] = 2;
@@ -50,7 +53,7 @@ ExportGraph conv_flatten() {
               "aten::convolution.default",
               "conv (Conv2d)",
               {},
-              {{2, D::Float, {2, 4, 8, 8}}}};
+              {{2, D::Float, {2, 4, 8, 8}, {true, false, false, false}}}};
   conv.args = {tensor_arg("input", 0),
                tensor_arg("weight", 1),
                ints_arg("stride", {1, 1}),
@@ -59,7 +62,8 @@ ExportGraph conv_flatten() {
                int_arg("transposed", Arg::Kind::Bool, 0),
                ints_arg("output_padding", {0, 0})};
   g.nodes.push_back(std::move(conv));
-  FxNode view{"view", "aten::view.default", "", {}, {{3, D::Float, {2, 256}}}};
+  // The second trace (N one larger) changed dim 0 of both outputs.
+  FxNode view{"view", "aten::view.default", "", {}, {{3, D::Float, {2, 256}, {true, false}}}};
   view.args = {tensor_arg("self", 2), ints_arg("size", {2, -1})};
   g.nodes.push_back(std::move(view));
   g.outputs.emplace_back(3, "y");
@@ -79,6 +83,24 @@ TEST(Interpreter, ConvAndViewKeepTheDynamicBatch) {
   EXPECT_EQ(conv->attr("pads")->ints, (std::vector<int64_t>{1, 1, 1, 1}));
   ASSERT_EQ(g.outputs().size(), 1u);
   EXPECT_EQ(g.outputs()[0]->type().to_string(), "float[N,256]");
+  const ir::Node* reshape = *std::next(g.nodes().begin());
+  auto shape = reshape->input(1)->const_value();
+  ASSERT_NE(shape, nullptr);
+  auto values = shape->data<int64_t>();
+  EXPECT_EQ(std::vector<int64_t>(values.begin(), values.end()), (std::vector<int64_t>{0, 256}));
+}
+
+TEST(Interpreter, AViewThatFoldsTheDynamicDimIntoAnotherUsesMinusOne) {
+  Library lib;
+  add_native_functions(lib);
+  ExportGraph g = conv_flatten();
+  // [N,4,8,8] -> [4N, 64]: dim 0 varies but is not N (4 * 2 = 8 in the example).
+  g.nodes[1].outputs[0].dims = {8, 64};
+  ExportResult r = export_graph(g, lib, {});
+  EXPECT_EQ(r.model.graph->outputs()[0]->type().to_string(), "float[view_d0,64]");
+  const ir::Node* reshape = *std::next(r.model.graph->nodes().begin());
+  auto values = reshape->input(1)->const_value()->data<int64_t>();
+  EXPECT_EQ(std::vector<int64_t>(values.begin(), values.end()), (std::vector<int64_t>{-1, 64}));
 }
 
 TEST(Interpreter, LinearOfARank3InputIsMatMulByTheFoldedTransposedWeight) {

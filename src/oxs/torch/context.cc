@@ -153,27 +153,37 @@ std::vector<int64_t> Context::example_dims(const Var& x) const {
   return out;
 }
 
-Var Context::reshape_shape(const Var& x, const std::vector<int64_t>& sizes) const {
+Var Context::reshape_shape(const Var& x) const {
+  const OutMeta& m = out(0);
+  std::vector<int64_t> target = m.dims;
+  std::vector<size_t> left;
+  for (size_t i = 0; i < target.size(); ++i) {
+    if (m.dim_varies(i)) left.push_back(i);
+  }
+  if (left.empty()) return ints(target);
+  // A varying dim that x has in the same place: copy it (Reshape's 0),
+  // while the leading dims match.
   auto s = x.shape();
-  if (!s || s->is_static() || !dynamic()) return ints(sizes);
-  std::vector<int64_t> target = sizes;
-  const auto& dims = s->dims();
-  // Dims kept in place from the front: copy them (Reshape's 0).
-  size_t kept = 0;
-  std::vector<int64_t> ex = example_dims(x);
-  while (kept < dims.size() && kept < target.size() && target[kept] == ex[kept]) {
-    if (!dims[kept].is_known()) target[kept] = 0;
-    ++kept;
-  }
-  bool free_symbol = false;
-  for (size_t i = kept; i < dims.size(); ++i) free_symbol |= !dims[i].is_known();
-  if (free_symbol) {
-    if (kept >= target.size()) fail("cannot keep a dynamic dimension through this view");
-    for (size_t i = kept; i < target.size(); ++i) {
-      if (target[i] == -1) fail("a view with -1 of a value whose dims moved cannot stay dynamic");
+  std::vector<size_t> still;
+  bool prefix = true;
+  for (size_t i : left) {
+    prefix = prefix && s && i < s->rank() && (*s)[i].is_symbolic() &&
+             symbols_.count((*s)[i].symbol()) && symbols_.at((*s)[i].symbol()) == target[i];
+    for (size_t j = 0; prefix && j < i; ++j) {
+      const ir::Dim& d = (*s)[j];
+      prefix = (d.is_known() && d.value() == target[j]) || target[j] == 0;
     }
-    target[kept] = -1;
+    if (prefix) {
+      target[i] = 0;
+    } else {
+      still.push_back(i);
+    }
   }
+  if (still.size() > 1) {
+    fail("a view whose dims " + std::to_string(still[0]) + " and " + std::to_string(still[1]) +
+         " both change with the dynamic dims cannot be written as one Reshape");
+  }
+  if (still.size() == 1) target[still[0]] = -1;
   return ints(target);
 }
 

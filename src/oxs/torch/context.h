@@ -20,7 +20,7 @@ namespace oxs::torch {
 class Context {
  public:
   Context(builder::Builder& b, int64_t opset, const FxNode& node, std::vector<builder::Var>& values,
-          const std::map<std::string, int64_t>& symbols)
+          std::map<std::string, int64_t>& symbols)
       : b(b), opset(opset), node(node), values_(values), symbols_(symbols) {}
 
   builder::Builder& b;
@@ -46,10 +46,11 @@ class Context {
 
   // Dims of x as the trace saw them (symbolic dims as their example size).
   std::vector<int64_t> example_dims(const builder::Var& x) const;
-  // The shape input of a Reshape of x to `sizes` (traced, concrete): dims
-  // of x kept at their position become 0 (copy), a symbolic dim that moves
-  // becomes -1; fails when that cannot express the traced view.
-  builder::Var reshape_shape(const builder::Var& x, const std::vector<int64_t>& sizes) const;
+  // The shape input of a Reshape of x to output 0's traced sizes: static
+  // when no dim varies with the dynamic dims; else a varying dim that x has
+  // at the same place with the same size becomes 0 (copy), and the one
+  // varying dim left becomes -1. Fails when more than one is left.
+  builder::Var reshape_shape(const builder::Var& x) const;
   bool dynamic() const { return !symbols_.empty(); }
   // A scalar constant of element type dt.
   builder::Var scalar(ir::DataType dt, double v) const;
@@ -61,7 +62,7 @@ class Context {
  private:
   const Arg& require(const std::string& name) const;
   std::vector<builder::Var>& values_;
-  const std::map<std::string, int64_t>& symbols_;
+  std::map<std::string, int64_t>& symbols_;
 };
 
 // A vector of attributes (ir::Attr moves only: no initializer lists).

@@ -50,6 +50,10 @@ struct OutMeta {
   int64_t id = -1;
   ir::DataType dtype = ir::DataType::Undefined;
   std::vector<int64_t> dims;
+  // With dynamic_shapes: which dims changed when the dynamic dims did (a
+  // second trace); empty when static.
+  std::vector<bool> varies;
+  bool dim_varies(size_t i) const { return i < varies.size() && varies[i]; }
 };
 
 struct FxNode {

@@ -73,7 +73,10 @@ void drop_noop_castlikes(ir::Graph& g) {
 class Interpreter {
  public:
   Interpreter(const ExportGraph& g, const ExportOptions& o)
-      : g_(g), o_(o), b_(builder::BuilderOptions{.opset = o.opset, .graph_name = "main_graph"}) {
+      : g_(g),
+        o_(o),
+        b_(builder::BuilderOptions{.opset = o.opset, .graph_name = "main_graph"}),
+        symbols_(g.symbols) {
     b_.use_opset("", o.opset);
     values_.resize(static_cast<size_t>(g.num_values()));
   }
@@ -115,7 +118,7 @@ class Interpreter {
     std::vector<Var> outs;
     try {
       if (c.kind == Candidate::Kind::Native) {
-        Context cx(b_, o_.opset, n, values_, g_.symbols);
+        Context cx(b_, o_.opset, n, values_, symbols_);
         outs = c.native(cx);
       } else {
         outs = call_script(n, c);
@@ -137,7 +140,7 @@ class Interpreter {
   // could not infer.
   void settle(const FxNode& n, const Candidate& c, Var v, const OutMeta& m) {
     const ir::Type& t = v.type();
-    bool dynamic = !g_.symbols.empty();
+    bool dynamic = !symbols_.empty();
     if (t.is_tensor() && t.elem_type() != ir::DataType::Undefined && t.elem_type() != m.dtype) {
       fail(n, c,
            "output is " + std::string(ir::dtype_name(t.elem_type())) + ", torch says " +
@@ -151,10 +154,37 @@ class Interpreter {
       }
       if (!same) fail(n, c, "output has shape " + s.to_string() + ", torch says " + describe(m));
     }
-    if (t.is_tensor() && t.elem_type() != ir::DataType::Undefined && t.shape()) return;
+    if (t.is_tensor() && t.shape() && dynamic) {
+      // A dim torch saw change with the dynamic dims must not be static here.
+      const ir::Shape& s = *t.shape();
+      for (size_t i = 0; i < s.rank() && i < m.dims.size(); ++i) {
+        if (s[i].is_known() && m.dim_varies(i)) {
+          fail(n, c,
+               "output dim " + std::to_string(i) + " is static (" + s.to_string() +
+                   ") but changes with the dynamic dims in torch");
+        }
+      }
+    }
+    // Fill what inference left open from the trace: a static dim's size; a
+    // dim that varies gets a symbol of its own (<node>_d<i>).
     std::vector<ir::Dim> dims;
-    for (int64_t d : m.dims) dims.push_back(dynamic ? ir::Dim::unknown() : ir::Dim::known(d));
-    v.value()->set_type(ir::Type::tensor(m.dtype, ir::Shape(std::move(dims))));
+    if (t.is_tensor() && t.shape() && t.shape()->rank() == m.dims.size()) dims = t.shape()->dims();
+    bool changed = dims.empty();
+    if (dims.empty()) dims.resize(m.dims.size());
+    for (size_t i = 0; i < dims.size(); ++i) {
+      if (!dims[i].is_unknown()) continue;
+      changed = true;
+      if (!m.dim_varies(i)) {
+        dims[i] = ir::Dim::known(m.dims[i]);
+        continue;
+      }
+      std::string name = n.name + "_d" + std::to_string(i);
+      symbols_[name] = m.dims[i];
+      dims[i] = ir::Dim::symbolic(name);
+    }
+    if (changed || !t.is_tensor() || t.elem_type() == ir::DataType::Undefined) {
+      v.value()->set_type(ir::Type::tensor(m.dtype, ir::Shape(std::move(dims))));
+    }
   }
 
   const ir::Function& ensure_function(const Candidate& c) {
@@ -180,7 +210,7 @@ class Interpreter {
 
   std::vector<Var> call_script(const FxNode& n, const Candidate& c) {
     const ir::Function& f = ensure_function(c);
-    Context cx(b_, o_.opset, n, values_, g_.symbols);
+    Context cx(b_, o_.opset, n, values_, symbols_);
     std::vector<Var> inputs;
     std::vector<ir::Attr> attrs;
     for (const ParamSpec& p : c.params) {
@@ -222,6 +252,8 @@ class Interpreter {
   const ExportOptions& o_;
   builder::Builder b_;
   std::vector<Var> values_;
+  // The dynamic dims: dynamic_shapes' and those named after views (Context).
+  std::map<std::string, int64_t> symbols_;
   std::map<std::pair<const ir::Model*, std::string>, const ir::Function*> functions_;
 };
 

@@ -89,8 +89,12 @@ torch::ExportGraph read_graph(const py::list& inputs, const py::list& params, co
     for (auto a : t[3].cast<py::list>()) n.args.push_back(read_arg(a));
     for (auto o : t[4].cast<py::list>()) {
       auto ot = o.cast<py::tuple>();
-      n.outputs.push_back({ot[0].cast<int64_t>(), static_cast<ir::DataType>(ot[1].cast<int>()),
-                           ot[2].cast<std::vector<int64_t>>()});
+      torch::OutMeta m{ot[0].cast<int64_t>(),
+                       static_cast<ir::DataType>(ot[1].cast<int>()),
+                       ot[2].cast<std::vector<int64_t>>(),
+                       {}};
+      if (ot.size() > 3) m.varies = ot[3].cast<std::vector<bool>>();
+      n.outputs.push_back(std::move(m));
     }
     g.nodes.push_back(std::move(n));
   }

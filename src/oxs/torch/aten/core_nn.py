@@ -1,5 +1,6 @@
 """Activations and arithmetic that the exporter's end-to-end tests need
-(MLP, resnet, mobilenet): relu, hardtanh (ReLU6), add.Tensor. The ATen
+(MLP, resnet, mobilenet, TransformerEncoder): relu, hardtanh (ReLU6),
+add.Tensor, div.Tensor (floats). The ATen
 library's other files add the rest of the operator set."""
 
 from typing import TypeVar
@@ -30,3 +31,10 @@ def aten_add(self: TRealNN, other: TRealNN) -> TRealNN:
     # alpha (other * alpha) is not a parameter: a node that passes one finds
     # no candidate here and is reported, not silently changed.
     return op.Add(self, other)
+
+
+@aten_op("aten::div.Tensor")
+@script(default_opset=op)
+def aten_div(self: TFloatNN, other: TFloatNN) -> TFloatNN:
+    # Floats only: integer division rounds differently in torch (true division).
+    return op.Div(self, other)

@@ -15,19 +15,22 @@ using builder::Var;
 std::vector<Var> reshape(Context& cx) {
   Var x = cx.tensor("self");
   // The traced output sizes: exact (view's own list may hold a -1).
-  return {cx.b.op("Reshape", {x, cx.reshape_shape(x, cx.out().dims)})};
+  return {cx.b.op("Reshape", {x, cx.reshape_shape(x)})};
 }
 
 std::vector<Var> expand(Context& cx) {
   Var x = cx.tensor("self");
-  std::vector<int64_t> size = cx.get_ints("size");
-  std::vector<int64_t> in = cx.example_dims(x);
+  std::vector<int64_t> size = cx.out().dims;
   auto s = x.shape();
-  // Expand broadcasts: a 1 keeps the input's dim (needed for symbolic ones).
-  size_t off = size.size() - in.size();
-  for (size_t i = 0; i < in.size(); ++i) {
-    int64_t& t = size[off + i];
-    if (t == -1 || (!(*s)[i].is_known() && t == in[i])) t = 1;
+  if (!s || s->rank() > size.size()) cx.fail("expand to fewer dims than the input has");
+  // Expand broadcasts: a 1 keeps the input's dim, which a dim that varies
+  // with the dynamic dims must be (torch expands only size-1 dims).
+  size_t off = size.size() - s->rank();
+  for (size_t i = 0; i < size.size(); ++i) {
+    if (!cx.out().dim_varies(i)) continue;
+    if (i < off || (*s)[i - off].is_known())
+      cx.fail("expand to a size that varies with the dynamic dims");
+    size[i] = 1;
   }
   return {cx.b.op("Expand", {x, cx.ints(size)})};
 }

@@ -65,6 +65,39 @@ def _dynamic_symbols(dynamic_shapes, args, names):
     return per_input, symbols
 
 
+def _mark_dynamic_dims(model, args, kwargs, per_input, tracing, names, nodes):
+    """Traces again with every dynamic dim one larger and marks, per node
+    output, the dims that changed: those stay symbolic (a view's -1, an
+    expand's 1). A graph that changes shape with the sizes is refused."""
+    args2 = list(args)
+    for pos, dims in per_input.items():
+        shape = list(args[pos].shape)
+        for d in dims:
+            shape[d] += 1
+        args2[pos] = torch.zeros(shape, dtype=args[pos].dtype)
+    try:
+        graph2, state2, _ = _trace.trace(model, tuple(args2), kwargs, mode=tracing)
+        nodes2 = _handoff.build(graph2, state2, names)[2]
+    except ExportError as e:
+        raise ExportError(f"{e} (while tracing with every dynamic dim one larger)") from None
+    except Exception as e:
+        raise ExportError(f"export: the model fails when its dynamic dims are one larger than in "
+                          f"the example ({type(e).__name__}: {e}); give an example whose dynamic "
+                          "sizes can vary, or make those dims static") from None
+    if [n[1] for n in nodes] != [n[1] for n in nodes2]:
+        first = next((a, b) for a, b in zip(nodes + [None], nodes2 + [None]) if a is None or
+                     b is None or a[1] != b[1])
+        where = first[0] or first[1]
+        raise ExportError(f"export: the traced graph changes with the dynamic dims (at node "
+                          f"'{where[0]}' in {where[2] or '<root>'}): the model's structure depends "
+                          "on those sizes; export with static shapes")
+    out = []
+    for n, n2 in zip(nodes, nodes2):
+        outs = [o + ([a != b for a, b in zip(o[2], o2[2])],) for o, o2 in zip(n[4], n2[4])]
+        out.append(n[:4] + (outs,))
+    return out
+
+
 def export(model, args, kwargs=None, path=None, dynamic_shapes=None, opset=18,
            modules_as_functions=False, explain=False, tracing="meta"):
     """Exports `model(*args, **kwargs)` to ONNX: an oxs.Model (and `path`,
@@ -99,6 +132,8 @@ def export(model, args, kwargs=None, path=None, dynamic_shapes=None, opset=18,
         k = sum(isinstance(t, torch.Tensor) for t in torch.utils._pytree.tree_flatten(args[:pos])[0])
         vid, name, dtype, shape = inputs[k]
         inputs[k] = (vid, name, dtype, [dims.get(d, s) for d, s in enumerate(shape)])
+    if symbols:
+        nodes = _mark_dynamic_dims(model, args, kwargs, per_input, tracing, names, nodes)
     overloads = sorted({n[1] for n in nodes})
     candidates, skipped = _library.candidates(overloads)
     stats["handoff_py"] = time.perf_counter() - t0
