@@ -136,23 +136,6 @@ Var Context::ints(const std::vector<int64_t>& v) const {
   return b.constant(std::vector<int64_t>(v));
 }
 
-std::vector<int64_t> Context::example_dims(const Var& x) const {
-  auto s = x.shape();
-  if (!s) fail("the rank of '" + x.name() + "' is not known");
-  std::vector<int64_t> out;
-  for (const ir::Dim& d : s->dims()) {
-    if (d.is_known()) {
-      out.push_back(d.value());
-    } else if (d.is_symbolic() && symbols_.count(d.symbol())) {
-      out.push_back(symbols_.at(d.symbol()));
-    } else {
-      fail("dimension " + d.to_string() + " of '" + x.name() +
-           "' is neither static nor a dynamic_shapes symbol");
-    }
-  }
-  return out;
-}
-
 Var Context::reshape_shape(const Var& x) const {
   const OutMeta& m = out(0);
   std::vector<int64_t> target = m.dims;

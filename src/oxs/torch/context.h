@@ -1,8 +1,8 @@
 // What a native C++ ATen function sees: the builder, the target opset, its
 // node's arguments by ATen schema name (tensors as builder Vars, the rest as
 // values with the schema's defaults supplied by the caller) and what the
-// trace knew about its outputs. Helpers for traced size lists keep the dims
-// that dynamic_shapes made symbolic symbolic.
+// trace knew about its outputs (sizes, and which dims vary with the dynamic
+// dims), from which reshape_shape writes views that stay dynamic.
 #pragma once
 
 #include <cstdint>
@@ -44,14 +44,11 @@ class Context {
   // Whether output i is read by anything.
   bool used(size_t i) const { return i < node.outputs.size() && node.outputs[i].id >= 0; }
 
-  // Dims of x as the trace saw them (symbolic dims as their example size).
-  std::vector<int64_t> example_dims(const builder::Var& x) const;
   // The shape input of a Reshape of x to output 0's traced sizes: static
   // when no dim varies with the dynamic dims; else a varying dim that x has
   // at the same place with the same size becomes 0 (copy), and the one
   // varying dim left becomes -1. Fails when more than one is left.
   builder::Var reshape_shape(const builder::Var& x) const;
-  bool dynamic() const { return !symbols_.empty(); }
   // A scalar constant of element type dt.
   builder::Var scalar(ir::DataType dt, double v) const;
   // A constant int64 vector.

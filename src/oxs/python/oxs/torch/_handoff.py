@@ -5,7 +5,9 @@ oxs._core.torch_export reads once (src/oxs/python/bind/torch.cc).
     params   [(value id, name, numpy array)]        views of the tensors (no copy)
     nodes    [(name, overload, module, args, outs)]
              args  [(schema name, schema type, kind, value)]
-             outs  [(value id or -1 if unused, dtype, dims)]
+             outs  [(value id or -1 if unused, dtype, dims[, varies])]
+                   varies: per dim, whether it changed in a second trace with
+                   the dynamic dims one larger (_export._mark_dynamic_dims)
     outputs  [(value id, name)]
 
 Arguments are matched to the ATen schema's names (`target._schema`); kinds:
