@@ -31,9 +31,9 @@ def _dynamic_symbols(dynamic_shapes, args, names):
         raise ExportError("export: dynamic_shapes is a tuple with one entry per positional "
                           "argument (None or {dim: 'name'}), e.g. ({0: 'batch'},)")
     if not isinstance(dynamic_shapes, (list, tuple)) or len(dynamic_shapes) != len(args):
-        raise ExportError(f"export: dynamic_shapes has {len(dynamic_shapes) if isinstance(dynamic_shapes, (list, tuple)) else 'no'} "
-                          f"entries for {len(args)} positional arguments: give one per argument "
-                          "(None for a static one)")
+        count = len(dynamic_shapes) if isinstance(dynamic_shapes, (list, tuple)) else "no"
+        raise ExportError(f"export: dynamic_shapes has {count} entries for {len(args)} positional "
+                          "arguments: give one per argument (None for a static one)")
     per_input, symbols = {}, {}
     for i, (spec, arg) in enumerate(zip(dynamic_shapes, args)):
         if spec is None:
