@@ -1,8 +1,8 @@
 #include "oxs/torch/interpreter.h"
 
 #include <chrono>
-#include <set>
-#include <unordered_map>
+#include <map>
+#include <utility>
 
 #include "oxs/builder/builder.h"
 #include "oxs/ir/error.h"
