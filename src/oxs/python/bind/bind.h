@@ -29,6 +29,7 @@ void bind_models(py::module_& m);
 void bind_script(py::module_& m);
 void bind_builder(py::module_& m);
 void bind_rewrite(py::module_& m);
+void bind_torch(py::module_& m);
 
 // The element type of a numpy dtype; nullopt if ONNX has none.
 std::optional<ir::DataType> dtype_of_numpy(const py::dtype& dt);

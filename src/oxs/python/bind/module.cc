@@ -11,4 +11,5 @@ PYBIND11_MODULE(_core, m) {
   oxs::python::bind_script(m);
   oxs::python::bind_builder(m);
   oxs::python::bind_rewrite(m);
+  oxs::python::bind_torch(m);
 }

@@ -1,0 +1,72 @@
+#!/usr/bin/python3
+"""oxs.torch.export against torch.onnx.export (torch 1.13) on the same models
+in the same process, and the tracing modes (oxs's meta-tensor recorder and
+make_fx's real, fake and symbolic) on resnet50.
+
+usage: export_bench.py MODELS...     (mlp, resnet18, mobilenet_v2, resnet50)
+Prints one markdown table row per model (best of 3 runs each), then the
+tracing-mode rows. Run through bench/export.sh."""
+
+import io
+import sys
+import time
+
+import torch
+import torchvision
+
+import oxs.torch
+from oxs.torch import _trace
+
+
+def model(name):
+    torch.manual_seed(0)
+    if name == "mlp":
+        m = torch.nn.Sequential(torch.nn.Linear(256, 512), torch.nn.ReLU(), torch.nn.Linear(512, 10))
+        return m.eval(), torch.randn(8, 256)
+    return getattr(torchvision.models, name)().eval(), torch.randn(1, 3, 224, 224)
+
+
+def best(f, n=3):
+    out = None
+    for _ in range(n):
+        t0 = time.perf_counter()
+        r = f()
+        dt = time.perf_counter() - t0
+        if out is None or dt < out[0]:
+            out = (dt, r)
+    return out
+
+
+def row(name):
+    m, x = model(name)
+
+    def ours():
+        oxs.torch.export(m, (x,), opset=17)
+        return oxs.torch.last_export_stats()
+
+    def theirs():
+        with torch.no_grad():
+            torch.onnx.export(m, (x,), io.BytesIO(), opset_version=17)
+
+    ours()  # the first call imports the ATen library and compiles nothing again
+    t_ours, s = best(ours)
+    t_torch, _ = best(theirs)
+    handoff = s["handoff_py"] + s["handoff"]
+    print(f"| {name} | {t_ours:.3f} s | {s['tracing']:.3f} s | {handoff:.3f} s | "
+          f"{s['dispatch'] * 1e3:.2f} ms | {s['build'] + s['cleanup']:.3f} s | {t_torch:.3f} s | "
+          f"{t_torch / t_ours:.1f}x |", flush=True)
+
+
+def tracing_modes(name, modes):
+    m, x = model(name)
+    for mode in modes:
+        t, _ = best(lambda: _trace.trace(m, (x,), {}, mode=mode), n=2 if mode != "symbolic" else 1)
+        print(f"| {name} | {mode} | {t:.3f} s |", flush=True)
+
+
+if __name__ == "__main__":
+    if sys.argv[1] == "tracing":
+        tracing_modes(sys.argv[2], sys.argv[3:])
+    else:
+        for name in sys.argv[1:]:
+            row(name)

@@ -1,0 +1,187 @@
+// oxs._core.torch_export: the hand-off from oxs.torch (Python, tracing) to
+// the torch/ room (C++: dispatcher and interpreter). The structure is read
+// once into torch::ExportGraph (src/oxs/python/oxs/torch/_handoff.py
+// describes it); parameters arrive as numpy views and stay borrowed.
+#include <pybind11/stl.h>
+
+#include <chrono>
+
+#include "oxs/python/bind/bind.h"
+#include "oxs/torch/interpreter.h"
+
+namespace oxs::python {
+
+namespace {
+
+using namespace pybind11::literals;
+
+torch::Arg read_arg(const py::handle& h) {
+  auto t = h.cast<py::tuple>();
+  torch::Arg a;
+  a.name = t[0].cast<std::string>();
+  a.schema_type = t[1].cast<std::string>();
+  std::string kind = t[2].cast<std::string>();
+  py::handle v = t[3];
+  using K = torch::Arg::Kind;
+  if (kind == "t") {
+    a.kind = K::Tensor;
+    a.i = v.cast<int64_t>();
+  } else if (kind == "n") {
+    a.kind = K::None;
+  } else if (kind == "tl") {
+    a.kind = K::TensorList;
+    a.ints = v.cast<std::vector<int64_t>>();
+  } else if (kind == "i" || kind == "b" || kind == "dt") {
+    a.kind = kind == "i" ? K::Int : kind == "b" ? K::Bool : K::DType;
+    a.i = kind == "b" ? (v.cast<bool>() ? 1 : 0) : v.cast<int64_t>();
+  } else if (kind == "f") {
+    a.kind = K::Float;
+    a.f = v.cast<double>();
+  } else if (kind == "is") {
+    a.kind = K::Ints;
+    a.ints = v.cast<std::vector<int64_t>>();
+  } else if (kind == "fs") {
+    a.kind = K::Floats;
+    a.floats = v.cast<std::vector<double>>();
+  } else if (kind == "s") {
+    a.kind = K::String;
+    a.s = v.cast<std::string>();
+  } else {
+    a.kind = K::Other;
+    a.s = py::str(v).cast<std::string>();
+  }
+  return a;
+}
+
+torch::ExportGraph read_graph(const py::list& inputs, const py::list& params, const py::list& nodes,
+                              const py::list& outputs, const py::dict& symbols) {
+  torch::ExportGraph g;
+  for (auto h : inputs) {
+    auto t = h.cast<py::tuple>();
+    torch::GraphInput in;
+    in.id = t[0].cast<int64_t>();
+    in.name = t[1].cast<std::string>();
+    in.dtype = static_cast<ir::DataType>(t[2].cast<int>());
+    for (auto d : t[3].cast<py::list>()) {
+      if (py::isinstance<py::str>(d)) {
+        in.dims.push_back(ir::Dim::symbolic(d.cast<std::string>()));
+      } else {
+        in.dims.push_back(ir::Dim::known(d.cast<int64_t>()));
+      }
+    }
+    g.inputs.push_back(std::move(in));
+  }
+  for (auto h : params) {
+    auto t = h.cast<py::tuple>();
+    torch::Param p;
+    p.id = t[0].cast<int64_t>();
+    p.name = t[1].cast<std::string>();
+    p.tensor = ir_tensor_from_numpy(t[2]);
+    p.tensor->name = p.name;
+    g.params.push_back(std::move(p));
+  }
+  for (auto h : nodes) {
+    auto t = h.cast<py::tuple>();
+    torch::FxNode n;
+    n.name = t[0].cast<std::string>();
+    n.target = t[1].cast<std::string>();
+    n.module = t[2].cast<std::string>();
+    for (auto a : t[3].cast<py::list>()) n.args.push_back(read_arg(a));
+    for (auto o : t[4].cast<py::list>()) {
+      auto ot = o.cast<py::tuple>();
+      torch::OutMeta m{ot[0].cast<int64_t>(),
+                       static_cast<ir::DataType>(ot[1].cast<int>()),
+                       ot[2].cast<std::vector<int64_t>>(),
+                       {}};
+      if (ot.size() > 3) m.varies = ot[3].cast<std::vector<bool>>();
+      n.outputs.push_back(std::move(m));
+    }
+    g.nodes.push_back(std::move(n));
+  }
+  for (auto h : outputs) {
+    auto t = h.cast<py::tuple>();
+    g.outputs.emplace_back(t[0].cast<int64_t>(), t[1].cast<std::string>());
+  }
+  for (auto kv : symbols) g.symbols[kv.first.cast<std::string>()] = kv.second.cast<int64_t>();
+  return g;
+}
+
+void read_candidates(const py::list& cands, torch::Library& lib) {
+  for (auto h : cands) {
+    auto t = h.cast<py::tuple>();
+    torch::Candidate c;
+    c.overload = t[0].cast<std::string>();
+    c.name = t[1].cast<std::string>();
+    c.user = t[2].cast<bool>();
+    c.library = model_of(t[3]);
+    c.function = t[4].cast<std::string>();
+    for (auto p : t[5].cast<py::list>()) {
+      auto pt = p.cast<py::tuple>();
+      torch::ParamSpec s;
+      s.name = pt[0].cast<std::string>();
+      s.is_input = pt[1].cast<std::string>() == "input";
+      for (int d : pt[2].cast<std::vector<int>>()) s.dtypes.push_back(static_cast<ir::DataType>(d));
+      s.optional = pt[3].cast<bool>();
+      s.attr_kind = pt[4].cast<std::string>();
+      s.has_default = pt[5].cast<bool>();
+      c.params.push_back(std::move(s));
+    }
+    lib.add(std::move(c));
+  }
+}
+
+py::list explain(const torch::ExportGraph& g, const torch::Dispatch& d) {
+  py::list out;
+  for (size_t i = 0; i < d.decisions.size(); ++i) {
+    const auto& dec = d.decisions[i];
+    const auto& n = g.nodes[i];
+    py::list cands;
+    for (size_t k = 0; k < dec.scored.size(); ++k) {
+      const auto& s = dec.scored[k];
+      cands.append(py::dict(
+          "name"_a = s.candidate->name,
+          "kind"_a = s.candidate->kind == torch::Candidate::Kind::Native ? "native" : "script",
+          "user"_a = s.candidate->user, "score"_a = s.score, "fits"_a = s.rejected.empty(),
+          "why_lost"_a = k < dec.lost_because.size() ? dec.lost_because[k] : std::string()));
+    }
+    out.append(
+        py::dict("node"_a = n.name, "target"_a = n.target, "module"_a = n.module,
+                 "looked_up"_a = dec.looked_up, "note"_a = dec.note, "candidates"_a = cands,
+                 "winner"_a = dec.winner ? py::object(py::str(dec.winner->name)) : py::none()));
+  }
+  return out;
+}
+
+}  // namespace
+
+void bind_torch(py::module_& m) {
+  m.def(
+      "torch_export",
+      [](const py::list& inputs, const py::list& params, const py::list& nodes,
+         const py::list& outputs, const py::dict& symbols, const py::list& candidates,
+         int64_t opset, bool keep_functions, bool want_explain) {
+        auto t0 = std::chrono::steady_clock::now();
+        torch::ExportGraph g = read_graph(inputs, params, nodes, outputs, symbols);
+        torch::Library lib;
+        read_candidates(candidates, lib);  // user and script functions first
+        torch::add_native_functions(lib);
+        double handoff =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        torch::ExportResult r;
+        {
+          py::gil_scoped_release nogil;
+          r = torch::export_graph(g, lib, {.opset = opset, .keep_functions = keep_functions});
+        }
+        py::dict timings("handoff"_a = handoff, "dispatch"_a = r.timings.dispatch_s,
+                         "build"_a = r.timings.build_s, "cleanup"_a = r.timings.cleanup_s);
+        py::object ex = want_explain ? py::object(explain(g, r.dispatch)) : py::none();
+        py::list warnings;
+        for (const auto& w : r.dispatch.warnings) warnings.append(w);
+        return py::make_tuple(wrap_model(std::make_shared<ir::Model>(std::move(r.model))), ex,
+                              timings, warnings);
+      },
+      "inputs"_a, "params"_a, "nodes"_a, "outputs"_a, "symbols"_a, "candidates"_a, "opset"_a,
+      "keep_functions"_a, "explain"_a);
+}
+
+}  // namespace oxs::python

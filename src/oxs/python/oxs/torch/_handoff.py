@@ -1,0 +1,179 @@
+"""The hand-off: an ATen FX graph as the compact structure that
+oxs._core.torch_export reads once (src/oxs/python/bind/torch.cc).
+
+    inputs   [(value id, name, dtype, dims)]        dims: ints, symbols as str
+    params   [(value id, name, numpy array)]        views of the tensors (no copy)
+    nodes    [(name, overload, module, args, outs)]
+             args  [(schema name, schema type, kind, value)]
+             outs  [(value id or -1 if unused, dtype, dims[, varies])]
+                   varies: per dim, whether it changed in a second trace with
+                   the dynamic dims one larger (_export._mark_dynamic_dims)
+    outputs  [(value id, name)]
+
+Arguments are matched to the ATen schema's names (`target._schema`); kinds:
+t tensor (value id), n None, tl tensor list, i int, f float, b bool,
+is int list, fs float list, s str, dt ScalarType (as an ONNX dtype), o other
+(layout, device, memory format: printed, never used as data)."""
+
+from __future__ import annotations
+
+import operator
+
+import torch
+
+from ._trace import ExportError, Node
+
+_NODES = (torch.fx.Node, Node)
+
+DTYPES = {
+    torch.float32: 1, torch.uint8: 2, torch.int8: 3, torch.int16: 5, torch.int32: 6,
+    torch.int64: 7, torch.bool: 9, torch.float16: 10, torch.float64: 11, torch.bfloat16: 16,
+    torch.complex64: 14, torch.complex128: 15,
+}
+
+
+def onnx_dtype(dt, where):
+    if dt not in DTYPES:
+        raise ExportError(f"export: {where} has element type {dt}, which ONNX has no type for")
+    return DTYPES[dt]
+
+
+def overload_name(target) -> str:
+    """'aten::add.Tensor' for an OpOverload (as the ATen library registers it)."""
+    return f"{target._schema.name}.{target._overloadname}"
+
+
+def _encode(value, ids, where):
+    if isinstance(value, _NODES):
+        return ("t", ids[value])
+    if value is None:
+        return ("n", None)
+    if isinstance(value, bool):
+        return ("b", value)
+    if isinstance(value, int):
+        return ("i", value)
+    if isinstance(value, float):
+        return ("f", value)
+    if isinstance(value, str):
+        return ("s", value)
+    if isinstance(value, torch.dtype):
+        return ("dt", onnx_dtype(value, where))
+    if isinstance(value, (list, tuple)):
+        if any(isinstance(v, _NODES) for v in value):
+            return ("tl", [ids[v] if isinstance(v, _NODES) else -1 for v in value])
+        if all(isinstance(v, bool) for v in value) and value:
+            return ("is", [int(v) for v in value])
+        if all(isinstance(v, int) for v in value):
+            return ("is", list(value))
+        if all(isinstance(v, (int, float)) for v in value):
+            return ("fs", [float(v) for v in value])
+    return ("o", str(value))
+
+
+def _dims(t):
+    return [int(d) for d in t.shape]
+
+
+def _as_numpy(t: torch.Tensor, name: str):
+    t = t.detach()
+    if t.dtype == torch.bfloat16:
+        raise ExportError(f"export: parameter '{name}' is bfloat16; numpy cannot view it: "
+                          "convert the model to float32 first")
+    if not t.is_contiguous():
+        t = t.contiguous()
+    return t.numpy()  # a view of the tensor's memory
+
+
+def build(graph, state, input_names):
+    """The hand-off tuple of a traced graph (_trace.trace): placeholders
+    tagged oxs_state are parameters, buffers or constants (named in
+    `state`), the others the flattened tensor inputs in order."""
+    ids = {}
+    next_id = [0]
+
+    def new_id():
+        next_id[0] += 1
+        return next_id[0] - 1
+
+    inputs, params, nodes, outputs = [], [], [], []
+    tensor_inputs = 0
+    for ph in (n for n in graph.nodes if n.op == "placeholder"):
+        val = ph.meta.get("val")
+        name = ph.meta.get("oxs_state")
+        if name is not None:
+            if ph.users:
+                ids[ph] = new_id()
+                params.append((ids[ph], name, _as_numpy(state[name], name)))
+            continue
+        if not isinstance(val, torch.Tensor):
+            continue  # a Python value: the trace used it as a constant
+        name = input_names[tensor_inputs] if tensor_inputs < len(input_names) else ph.name
+        tensor_inputs += 1
+        ids[ph] = new_id()
+        inputs.append((ids[ph], name, onnx_dtype(val.dtype, f"input '{name}'"), _dims(val)))
+
+    # Outputs of multi-output nodes that some getitem reads.
+    used = {}
+    for n in graph.nodes:
+        if n.op == "call_function" and n.target is operator.getitem and isinstance(n.args[0], _NODES):
+            used.setdefault(n.args[0], {})[n.args[1]] = n
+
+    for n in graph.nodes:
+        if n.op != "call_function":
+            continue
+        module = n.meta.get("oxs_module", "")
+        if n.target is operator.getitem:
+            if n not in ids:
+                raise ExportError(f"export: node '{n.name}' ({module}) takes an item of a "
+                                  "value that is not a tuple of tensors")
+            continue
+        if not hasattr(n.target, "_schema"):
+            raise ExportError(f"export: node '{n.name}' calls {n.target}, not an ATen operator "
+                              f"(module {module or '<root>'}); only ATen-level graphs are exported")
+        schema = n.target._schema
+        where = f"node '{n.name}' ({overload_name(n.target)})"
+        args = []
+        formal = schema.arguments
+        for a, v in zip(formal, n.args):
+            args.append((a.name, str(a.type)) + _encode(v, ids, where))
+        by_name = {a.name: a for a in formal}
+        for k, v in n.kwargs.items():
+            a = by_name.get(k)
+            args.append((k, str(a.type) if a else "") + _encode(v, ids, where))
+        val = n.meta.get("val")
+        outs = []
+        returns_list = len(schema.returns) == 1 and str(schema.returns[0].type).startswith("List")
+        if isinstance(val, (list, tuple)) or (val is None and (len(schema.returns) > 1 or returns_list)):
+            # make_fx keeps the meta of a tuple's items on the getitem nodes.
+            items = used.get(n, {})
+            if val is not None:
+                count = len(val)
+            elif returns_list:
+                count = max(items, default=-1) + 1
+            else:
+                count = len(schema.returns)
+            for i in range(count):
+                v = items[i].meta.get("val") if i in items else None
+                if isinstance(v, torch.Tensor):
+                    vid = new_id()
+                    ids[items[i]] = vid
+                    outs.append((vid, onnx_dtype(v.dtype, where), _dims(v)))
+                else:
+                    outs.append((-1, 0, []))
+        elif isinstance(val, torch.Tensor):
+            ids[n] = new_id()
+            outs.append((ids[n], onnx_dtype(val.dtype, where), _dims(val)))
+        else:
+            raise ExportError(f"export: {where} in {module or '<root>'} returns "
+                              f"{type(val).__name__}, not tensors")
+        nodes.append((n.name, overload_name(n.target), module, args, outs))
+
+    out_node = next(n for n in graph.nodes if n.op == "output")
+    flat = list(torch.utils._pytree.tree_flatten(out_node.args[0])[0])
+    for i, v in enumerate(flat):
+        if not isinstance(v, _NODES) or not isinstance(v.meta.get("val"), torch.Tensor):
+            raise ExportError(f"export: output {i} of the model is {v!r} "
+                              f"({type(v).__name__}), not a tensor; ONNX outputs are tensors: "
+                              "return tensors only")
+        outputs.append((ids[v], "output" if len(flat) == 1 else f"output_{i}"))
+    return inputs, params, nodes, outputs

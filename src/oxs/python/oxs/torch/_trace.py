@@ -1,0 +1,383 @@
+"""Tracing a PyTorch model to an ATen-level FX graph (torch 1.13: no dynamo).
+
+Two tracers, both in eval mode without autograd, both producing an FX graph
+whose placeholders carry meta["oxs_state"] (the parameter, buffer or
+constant name) or are the flattened tensor inputs, and whose nodes carry
+meta["val"] (a meta/fake tensor) and meta["oxs_module"] (the module path):
+
+- "meta" (the default): the model runs once on meta tensors (no data, no
+  compute; parameters swapped in through `stateless.functional_call`) under a
+  TorchDispatchMode that records every ATen call it sees. The ops are those
+  make_fx records (the Python dispatch key sits at the same level); there are
+  no proxies and no FakeTensor wrappers, so it is about 10x faster.
+- "fake" / "real" / "symbolic": `make_fx` with that tracing mode; the
+  fallback when an op has no meta kernel.
+
+bench/RESULTS.md compares them. Forward hooks keep the module stack."""
+
+from __future__ import annotations
+
+import contextlib
+import inspect
+import operator
+
+import torch
+from torch.fx.experimental.proxy_tensor import make_fx
+from torch.nn.utils import stateless
+from torch.utils._python_dispatch import TorchDispatchMode
+from torch.utils._pytree import tree_flatten
+
+
+class ExportError(Exception):
+    """The model cannot be exported; the message says what, where, and what to do."""
+
+
+class Node:
+    """A traced call: the subset of torch.fx.Node the hand-off reads (op,
+    name, target, args, kwargs, meta, users), without FX's per-node cost."""
+
+    __slots__ = ("op", "name", "target", "args", "kwargs", "meta", "users")
+
+    def __init__(self, op, name, target, args, kwargs):
+        self.op, self.name, self.target, self.args, self.kwargs = op, name, target, args, kwargs
+        self.meta = {}
+        self.users = {}
+
+
+class Graph:
+    """The recorder's graph: nodes in order, unique names, users kept per edge."""
+
+    def __init__(self):
+        self.nodes = []
+        self._names = {}
+
+    def _name(self, base):
+        k = self._names.get(base, 0)
+        self._names[base] = k + 1
+        return base if k == 0 else f"{base}_{k}"
+
+    def add(self, op, target, args=(), kwargs=None, base="node", first=False):
+        n = Node(op, self._name(base), target, args, kwargs or {})
+        for a in _leaves(args):
+            if isinstance(a, Node):
+                a.users[n] = None
+        for a in _leaves(tuple(n.kwargs.values())):
+            if isinstance(a, Node):
+                a.users[n] = None
+        if first:
+            self.nodes.insert(0, n)
+        else:
+            self.nodes.append(n)
+        return n
+
+    def eliminate_dead_code(self):
+        """Removes calls nothing reads (one reverse pass: readers come after)."""
+        keep = []
+        for n in reversed(self.nodes):
+            if n.op == "call_function" and not n.users:
+                for a in _leaves(n.args) + _leaves(tuple(n.kwargs.values())):
+                    if isinstance(a, Node):
+                        a.users.pop(n, None)
+                continue
+            keep.append(n)
+        keep.reverse()
+        self.nodes = keep
+
+
+def _leaves(x):
+    out = []
+    for a in x:
+        if isinstance(a, (tuple, list)):
+            out.extend(_leaves(a))
+        else:
+            out.append(a)
+    return out
+
+
+def _map(f, x):
+    """tree_map for the argument shapes ATen calls take (tuples, lists, dicts)."""
+    if isinstance(x, tuple):
+        return tuple(_map(f, a) for a in x)
+    if isinstance(x, list):
+        return [_map(f, a) for a in x]
+    if isinstance(x, dict):
+        return {k: _map(f, v) for k, v in x.items()}
+    return f(x)
+
+
+_DATA_DEPENDENT = (
+    "export: the model reads a tensor's value while tracing (data-dependent control "
+    "flow such as `if x.sum() > 0:` or `int(x)`); tracing records one path only: "
+    "make the branch depend on shapes or Python values, or use torch.where")
+
+
+@contextlib.contextmanager
+def _module_paths(model, tag_fx_nodes):
+    """Keeps the stack of 'path (Class)' of the modules running; with
+    tag_fx_nodes, every FX node created inside gets the innermost one as
+    node.meta['oxs_module'] (make_fx creates the nodes)."""
+    stack = []
+    handles = []
+    for name, mod in model.named_modules():
+        label = f"{name or '<root>'} ({type(mod).__name__})"
+
+        def pre(_m, _inputs, label=label):
+            stack.append(label)
+
+        def post(_m, _inputs, _out):
+            if stack:
+                stack.pop()
+
+        handles.append(mod.register_forward_pre_hook(pre))
+        handles.append(mod.register_forward_hook(post))
+    original = torch.fx.Graph.create_node
+
+    def create_node(self, *args, **kwargs):
+        node = original(self, *args, **kwargs)
+        node.meta["oxs_module"] = stack[-1] if stack else ""
+        return node
+
+    if tag_fx_nodes:
+        torch.fx.Graph.create_node = create_node
+    try:
+        yield stack
+    finally:
+        torch.fx.Graph.create_node = original
+        for h in handles:
+            h.remove()
+
+
+def input_names(model, args, kwargs):
+    """Names for the flattened tensor inputs: forward's parameter names
+    (x, x_1 for the items of a tuple argument)."""
+    try:
+        params = list(inspect.signature(model.forward).parameters)
+    except (TypeError, ValueError):
+        params = []
+    names = []
+
+    def add(base, value):
+        if isinstance(value, torch.Tensor):
+            names.append(base)
+        elif isinstance(value, (list, tuple)):
+            for i, v in enumerate(value):
+                add(f"{base}_{i}", v)
+        elif isinstance(value, dict):
+            for k, v in value.items():
+                add(f"{base}_{k}", v)
+
+    for i, a in enumerate(args):
+        add(params[i] if i < len(params) else f"input_{i}", a)
+    for k, v in kwargs.items():
+        add(k, v)
+    return names
+
+
+class _Recorder(TorchDispatchMode):
+    """Records each ATen call as an FX node while running it on meta tensors."""
+
+    def __init__(self, graph, stack, state):
+        super().__init__()
+        self.graph = graph
+        self.stack = stack
+        self.state = state  # name -> real tensor: constants met while tracing are added
+        self.known = {}  # id(tensor) -> (tensor, node); the tensor is kept so ids stay unique
+        # Tensors whose view was written in place: reading them again would
+        # need the write, which the graph (values, not memory) does not have.
+        self.stale = {}  # id(tensor) -> (tensor, what wrote it)
+        self.views = {}  # id(root) -> [root, views of it that ops returned]
+        self.roots = {}  # id(view) -> (view, root)
+
+    def bind(self, t, node):
+        self.known[id(t)] = (t, node)
+
+    def node_of(self, t):
+        e = self.known.get(id(t))
+        if e is not None and e[0] is t:
+            return e[1]
+        # A tensor the model made outside the trace (a constant attribute,
+        # torch.tensor(...) in forward): an initializer.
+        name = f"_tensor_constant{sum(1 for k in self.state if k.startswith('_tensor_constant'))}"
+        if t.device.type == "meta":
+            raise ExportError(f"export: a meta tensor of shape {list(t.shape)} appears that no "
+                              "traced op produced; the model holds tensors on the meta device")
+        self.state[name] = t.detach()
+        ph = self.graph.add("placeholder", name, base=name, first=True)
+        ph.meta["oxs_state"] = name
+        meta = torch.empty_like(t, device="meta")
+        ph.meta["val"] = meta
+        self.bind(t, ph)
+        return ph
+
+    def written(self, w, writer):
+        """An in-place write to w: every other alias of its memory (its base,
+        the base's other views) now holds values the graph does not have."""
+        root = self.root_of(w)
+        for t in self.views.get(id(root), [root]):
+            if t is not w:
+                self.stale[id(t)] = (t, writer)
+
+    def root_of(self, t):
+        e = self.roots.get(id(t))
+        if e is not None and e[0] is t:
+            return e[1]
+        return t._base if t._base is not None else t
+
+    def read(self, t, reader):
+        """The node of `t`, read by `reader` (an op, or the model's output)."""
+        stale = self.stale.get(id(t))
+        if stale is not None and stale[0] is t:
+            raise ExportError(
+                f"export: {stale[1]} wrote into memory that another view of it reads later "
+                f"(by {reader} in {self.stack[-1] if self.stack else '<root>'}); writes "
+                "through views (x[...] = v, x[:, 0].add_(...)) are not exported: build the "
+                "new tensor out of place (torch.cat, torch.where, index_put)")
+        return self.node_of(t)
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        if func is torch.ops.aten._local_scalar_dense.default:
+            raise ExportError(_DATA_DEPENDENT)
+
+        def to_node(a):
+            return self.read(a, str(func)) if isinstance(a, torch.Tensor) else a
+
+        def to_meta(a):
+            if isinstance(a, torch.Tensor) and a.device.type != "meta":
+                return self.node_of(a).meta["val"]
+            return a
+
+        schema_args = func._schema.arguments
+        if (args and isinstance(args[0], torch.Tensor) and schema_args and schema_args[0].alias_info
+                is not None and schema_args[0].alias_info.is_write):
+            self.written(args[0], f"{func} in {self.stack[-1] if self.stack else '<root>'}")
+        node_args = _map(to_node, args)
+        node_kwargs = _map(to_node, kwargs)
+        out = func(*_map(to_meta, args), **_map(to_meta, kwargs))
+        module = self.stack[-1] if self.stack else ""
+        node = self.graph.add("call_function", func, node_args, node_kwargs,
+                              base=func._schema.name.split("::")[-1])
+        node.meta["oxs_module"] = module
+        if isinstance(out, torch.Tensor):
+            node.meta["val"] = out
+            self.bind(out, node)
+            rets = func._schema.returns
+            if (rets and rets[0].alias_info is not None and not rets[0].alias_info.is_write
+                    and args and isinstance(args[0], torch.Tensor)):
+                # A view (Tensor(a) -> Tensor(a)); _base is set only above
+                # this dispatch level, so the schema says it.
+                root = self.root_of(args[0])
+                self.views.setdefault(id(root), [root]).append(out)
+                self.roots[id(out)] = (out, root)
+        elif isinstance(out, (tuple, list)):
+            node.meta["val"] = out
+            for i, o in enumerate(out):
+                if isinstance(o, torch.Tensor):
+                    item = self.graph.add("call_function", operator.getitem, (node, i), base="getitem")
+                    item.meta["val"] = o
+                    item.meta["oxs_module"] = module
+                    self.bind(o, item)
+        return out
+
+
+def _trace_meta(model, args, kwargs, state):
+    graph = Graph()
+    meta_state = {}
+    for name, t in state.items():
+        ph = graph.add("placeholder", name, base=name)
+        ph.meta["oxs_state"] = name
+        ph.meta["val"] = meta_state[name] = torch.empty_like(t, device="meta")
+    flat, spec = tree_flatten((tuple(args), dict(kwargs)))
+    meta_flat = []
+    for i, a in enumerate(flat):
+        if isinstance(a, torch.Tensor):
+            ph = graph.add("placeholder", f"input_{i}", base=f"input_{i}")
+            ph.meta["val"] = m = torch.empty_like(a, device="meta")
+            meta_flat.append((m, ph))
+        else:
+            meta_flat.append((a, None))
+    margs, mkwargs = torch.utils._pytree.tree_unflatten([m for m, _ in meta_flat], spec)
+    with torch.no_grad(), _module_paths(model, False) as stack:
+        rec = _Recorder(graph, stack, state)
+        for name, ph in zip(state, [n for n in graph.nodes if n.op == "placeholder"]):
+            rec.bind(meta_state[name], ph)
+        for m, ph in meta_flat:
+            if ph is not None:
+                rec.bind(m, ph)
+        with rec:
+            out = stateless.functional_call(model, meta_state, margs, mkwargs)
+        outs = []
+        for o in tree_flatten(out)[0]:
+            if isinstance(o, torch.Tensor):
+                outs.append(rec.read(o, "the model's output"))
+            else:
+                outs.append(o)
+    graph.add("output", "output", (tuple(outs),), base="output")
+    return graph
+
+
+def trace(model, args, kwargs, mode="meta"):
+    """(graph, state, mode used): the traced graph (a Graph, or an fx.Graph
+    from make_fx; see the module's docstring), the tensors its oxs_state
+    placeholders name (parameters, buffers and any constant met while
+    tracing) and the tracing mode that succeeded. mode "meta" falls back to
+    "fake" when an op has no meta kernel."""
+    if not isinstance(model, torch.nn.Module):
+        raise ExportError(f"export: model is a {type(model).__name__}, not a torch.nn.Module")
+    model.eval()
+    state = dict(model.named_parameters())
+    state.update(model.named_buffers())
+    state = {k: v.detach() for k, v in state.items()}
+    if mode == "meta":
+        traced_state = dict(state)  # the recorder adds the constants it meets
+        try:
+            graph = _trace_meta(model, args, kwargs, traced_state)
+            graph.eliminate_dead_code()
+            return graph, _used_state(graph, traced_state), "meta"
+        except ExportError:
+            raise
+        except RuntimeError as e:
+            if _reads_value(e):
+                raise ExportError(_DATA_DEPENDENT) from None
+            mode = "fake"  # an op without a meta kernel: trace with fake tensors
+        except NotImplementedError:
+            mode = "fake"
+    return _trace_make_fx(model, args, kwargs, state, mode) + (mode,)
+
+
+def _reads_value(e) -> bool:
+    text = str(e)
+    return ("meta tensor" in text or "meta tensors" in text) and (
+        "item" in text or "_local_scalar_dense" in text or "bool" in text.lower() or
+        "data" in text)
+
+
+def _used_state(graph, state):
+    used = {n.meta["oxs_state"] for n in graph.nodes
+            if n.op == "placeholder" and "oxs_state" in n.meta and n.users}
+    return {k: v for k, v in state.items() if k in used}
+
+
+def _trace_make_fx(model, args, kwargs, state, mode):
+    names = list(state)
+
+    def forward(state_values, args, kwargs):
+        return stateless.functional_call(model, dict(zip(names, state_values)), args, kwargs)
+
+    try:
+        with torch.no_grad(), _module_paths(model, True):
+            gm = make_fx(forward, tracing_mode=mode)(list(state.values()), tuple(args), dict(kwargs))
+    except torch._subclasses.fake_tensor.DynamicOutputShapeException as e:
+        raise ExportError(
+            f"export: {e} has an output shape that depends on the input's values; the trace "
+            "cannot give it a static shape: compute it outside the model or avoid the op") from None
+    except RuntimeError as e:
+        if "data-dependent control flow" in str(e) or "value out of a tracing tensor" in str(e):
+            raise ExportError(_DATA_DEPENDENT) from None
+        raise
+    graph = gm.graph
+    graph.eliminate_dead_code()
+    phs = [n for n in graph.nodes if n.op == "placeholder"]
+    for name, ph in zip(names, phs):
+        ph.meta["oxs_state"] = name
+    return graph, _used_state(graph, state)

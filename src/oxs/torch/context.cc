@@ -1,0 +1,181 @@
+#include "oxs/torch/context.h"
+
+#include <algorithm>
+
+#include "oxs/ir/error.h"
+
+namespace oxs::torch {
+
+using builder::Var;
+
+void Context::fail(const std::string& why) const {
+  throw Error(ErrorKind::Unsupported,
+              "export: node '" + node.name + "' (" + node.target + ") in " +
+                  (node.module.empty() ? std::string("<root>") : node.module) + ": " + why);
+}
+
+const Arg& Context::require(const std::string& name) const {
+  const Arg* a = node.find(name);
+  if (!a) fail("argument '" + name + "' is missing");
+  return *a;
+}
+
+bool Context::has(const std::string& name) const {
+  const Arg* a = node.find(name);
+  return a && a->kind != Arg::Kind::None;
+}
+
+Var Context::tensor(const std::string& name) const {
+  Var v = optional_tensor(name);
+  if (!v) fail("argument '" + name + "' must be a tensor, not None");
+  return v;
+}
+
+Var Context::optional_tensor(const std::string& name) const {
+  const Arg* a = node.find(name);
+  if (!a || a->kind == Arg::Kind::None) return {};
+  ir::DataType dt = node.outputs.empty() ? ir::DataType::Float : node.outputs[0].dtype;
+  switch (a->kind) {
+    case Arg::Kind::Tensor:
+      if (a->i < 0 || static_cast<size_t>(a->i) >= values_.size() || !values_[a->i]) {
+        fail("argument '" + name + "' reads a value that was never built");
+      }
+      return values_[a->i];
+    case Arg::Kind::Int:
+    case Arg::Kind::Bool:
+      return scalar(dt, static_cast<double>(a->i));
+    case Arg::Kind::Float:
+      return scalar(dt, a->f);
+    default:
+      fail("argument '" + name + "' must be a tensor");
+  }
+}
+
+std::vector<Var> Context::tensors(const std::string& name) const {
+  const Arg& a = require(name);
+  if (a.kind != Arg::Kind::TensorList) fail("argument '" + name + "' must be a list of tensors");
+  std::vector<Var> out;
+  for (int64_t id : a.ints) out.push_back(id >= 0 ? values_[id] : Var());
+  return out;
+}
+
+int64_t Context::get_int(const std::string& name, std::optional<int64_t> dflt) const {
+  const Arg* a = node.find(name);
+  if (!a || a->kind == Arg::Kind::None) {
+    if (!dflt) fail("argument '" + name + "' is missing");
+    return *dflt;
+  }
+  if (a->kind == Arg::Kind::Int || a->kind == Arg::Kind::Bool || a->kind == Arg::Kind::DType)
+    return a->i;
+  if (a->kind == Arg::Kind::Ints && a->ints.size() == 1) return a->ints[0];
+  fail("argument '" + name + "' must be an int");
+}
+
+double Context::get_float(const std::string& name, std::optional<double> dflt) const {
+  const Arg* a = node.find(name);
+  if (!a || a->kind == Arg::Kind::None) {
+    if (!dflt) fail("argument '" + name + "' is missing");
+    return *dflt;
+  }
+  if (a->kind == Arg::Kind::Float) return a->f;
+  if (a->kind == Arg::Kind::Int || a->kind == Arg::Kind::Bool) return static_cast<double>(a->i);
+  fail("argument '" + name + "' must be a number");
+}
+
+bool Context::get_bool(const std::string& name, std::optional<bool> dflt) const {
+  return get_int(name, dflt ? std::optional<int64_t>(*dflt ? 1 : 0) : std::nullopt) != 0;
+}
+
+std::vector<int64_t> Context::get_ints(const std::string& name,
+                                       std::optional<std::vector<int64_t>> dflt) const {
+  const Arg* a = node.find(name);
+  if (!a || a->kind == Arg::Kind::None) {
+    if (!dflt) fail("argument '" + name + "' is missing");
+    return *dflt;
+  }
+  if (a->kind == Arg::Kind::Ints) return a->ints;
+  if (a->kind == Arg::Kind::Int) return {a->i};
+  fail("argument '" + name + "' must be a list of ints");
+}
+
+const OutMeta& Context::out(size_t i) const {
+  if (i >= node.outputs.size()) fail("has no output " + std::to_string(i));
+  return node.outputs[i];
+}
+
+Var Context::scalar(ir::DataType dt, double v) const {
+  using D = ir::DataType;
+  switch (dt) {
+    case D::Float: {
+      float f = static_cast<float>(v);
+      return b.constant(ir::Tensor::from<float>(dt, {}, {&f, 1}));
+    }
+    case D::Double:
+      return b.constant(ir::Tensor::from<double>(dt, {}, {&v, 1}));
+    case D::Int64: {
+      auto i = static_cast<int64_t>(v);
+      return b.constant(ir::Tensor::from<int64_t>(dt, {}, {&i, 1}));
+    }
+    case D::Int32: {
+      auto i = static_cast<int32_t>(v);
+      return b.constant(ir::Tensor::from<int32_t>(dt, {}, {&i, 1}));
+    }
+    case D::Bool: {
+      uint8_t i = v != 0;
+      return b.constant(ir::Tensor::from<uint8_t>(dt, {}, {&i, 1}));
+    }
+    default: {
+      float f = static_cast<float>(v);
+      Var c = b.constant(ir::Tensor::from<float>(D::Float, {}, {&f, 1}));
+      return b.op("Cast", {c}, attr_list(ir::Attr::of_int("to", static_cast<int64_t>(dt))));
+    }
+  }
+}
+
+Var Context::ints(const std::vector<int64_t>& v) const {
+  return b.constant(std::vector<int64_t>(v));
+}
+
+Var Context::reshape_shape(const Var& x) const {
+  const OutMeta& m = out(0);
+  std::vector<int64_t> target = m.dims;
+  std::vector<size_t> left;
+  for (size_t i = 0; i < target.size(); ++i) {
+    if (m.dim_varies(i)) left.push_back(i);
+  }
+  if (left.empty()) return ints(target);
+  // A varying dim that x has in the same place: copy it (Reshape's 0),
+  // while the leading dims match.
+  auto s = x.shape();
+  std::vector<size_t> still;
+  bool prefix = true;
+  for (size_t i : left) {
+    prefix = prefix && s && i < s->rank() && (*s)[i].is_symbolic() &&
+             symbols_.count((*s)[i].symbol()) && symbols_.at((*s)[i].symbol()) == target[i];
+    for (size_t j = 0; prefix && j < i; ++j) {
+      const ir::Dim& d = (*s)[j];
+      prefix = (d.is_known() && d.value() == target[j]) || target[j] == 0;
+    }
+    if (prefix) {
+      target[i] = 0;
+    } else {
+      still.push_back(i);
+    }
+  }
+  if (still.size() > 1) {
+    fail("a view whose dims " + std::to_string(still[0]) + " and " + std::to_string(still[1]) +
+         " both change with the dynamic dims cannot be written as one Reshape");
+  }
+  if (still.size() == 1) target[still[0]] = -1;
+  return ints(target);
+}
+
+int64_t normalize_axis(const Context& cx, int64_t axis, int64_t rank) {
+  int64_t a = axis < 0 ? axis + rank : axis;
+  if (a < 0 || a >= std::max<int64_t>(rank, 1)) {
+    cx.fail("axis " + std::to_string(axis) + " is out of range for rank " + std::to_string(rank));
+  }
+  return a;
+}
+
+}  // namespace oxs::torch

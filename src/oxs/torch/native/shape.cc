@@ -1,0 +1,182 @@
+// Views and data movement: view/_unsafe_view/reshape/_reshape_alias and
+// flatten (Reshape with dims that dynamic_shapes made symbolic kept), expand,
+// permute/transpose, cat, slice, select, unsqueeze, squeeze, clone/detach.
+#include <algorithm>
+#include <limits>
+
+#include "oxs/torch/native/spec.h"
+
+namespace oxs::torch::native {
+
+namespace {
+
+using builder::Var;
+
+std::vector<Var> reshape(Context& cx) {
+  Var x = cx.tensor("self");
+  // The traced output sizes: exact (view's own list may hold a -1).
+  return {cx.b.op("Reshape", {x, cx.reshape_shape(x)})};
+}
+
+std::vector<Var> expand(Context& cx) {
+  Var x = cx.tensor("self");
+  std::vector<int64_t> size = cx.out().dims;
+  auto s = x.shape();
+  if (!s || s->rank() > size.size()) cx.fail("expand to fewer dims than the input has");
+  // Expand broadcasts: a 1 keeps the input's dim, which a dim that varies
+  // with the dynamic dims must be (torch expands only size-1 dims).
+  size_t off = size.size() - s->rank();
+  for (size_t i = 0; i < size.size(); ++i) {
+    if (!cx.out().dim_varies(i)) continue;
+    if (i < off || (*s)[i - off].is_known())
+      cx.fail("expand to a size that varies with the dynamic dims");
+    size[i] = 1;
+  }
+  return {cx.b.op("Expand", {x, cx.ints(size)})};
+}
+
+std::vector<Var> permute(Context& cx) {
+  Var x = cx.tensor("self");
+  int64_t rank = static_cast<int64_t>(*x.rank());
+  std::vector<int64_t> perm = cx.get_ints("dims");
+  for (int64_t& p : perm) p = normalize_axis(cx, p, rank);
+  return {cx.b.op("Transpose", {x}, attr_list(ir::Attr::of_ints("perm", perm)))};
+}
+
+std::vector<Var> transpose(Context& cx) {
+  Var x = cx.tensor("self");
+  int64_t rank = static_cast<int64_t>(*x.rank());
+  std::vector<int64_t> perm;
+  for (int64_t i = 0; i < rank; ++i) perm.push_back(i);
+  int64_t a = normalize_axis(cx, cx.get_int("dim0"), rank);
+  int64_t b = normalize_axis(cx, cx.get_int("dim1"), rank);
+  std::swap(perm[a], perm[b]);
+  return {cx.b.op("Transpose", {x}, attr_list(ir::Attr::of_ints("perm", perm)))};
+}
+
+std::vector<Var> cat(Context& cx) {
+  std::vector<Var> xs;
+  for (const Var& v : cx.tensors("tensors")) {
+    // torch skips 1-D empty tensors in cat.
+    auto s = v.shape();
+    if (s && s->rank() == 1 && (*s)[0].is_known() && (*s)[0].value() == 0) continue;
+    xs.push_back(v);
+  }
+  if (xs.empty()) cx.fail("cat of no non-empty tensors");
+  int64_t rank = static_cast<int64_t>(*xs[0].rank());
+  int64_t axis = normalize_axis(cx, cx.get_int("dim", 0), rank);
+  if (xs.size() == 1) return {cx.b.op("Identity", {xs[0]})};
+  return {cx.b.op("Concat", std::move(xs), attr_list(ir::Attr::of_int("axis", axis)))};
+}
+
+std::vector<Var> slice(Context& cx) {
+  Var x = cx.tensor("self");
+  int64_t rank = static_cast<int64_t>(*x.rank());
+  int64_t dim = normalize_axis(cx, cx.get_int("dim", 0), rank);
+  int64_t start = cx.get_int("start", 0);
+  int64_t end = cx.get_int("end", std::numeric_limits<int64_t>::max());
+  int64_t step = cx.get_int("step", 1);
+  if (step < 1) cx.fail("slice step must be positive");
+  return {cx.b.op("Slice", {x, cx.ints({start}), cx.ints({end}), cx.ints({dim}), cx.ints({step})})};
+}
+
+std::vector<Var> select(Context& cx) {
+  Var x = cx.tensor("self");
+  int64_t rank = static_cast<int64_t>(*x.rank());
+  int64_t dim = normalize_axis(cx, cx.get_int("dim"), rank);
+  int64_t index = cx.get_int("index");
+  Var i = cx.scalar(ir::DataType::Int64, static_cast<double>(index));
+  return {cx.b.op("Gather", {x, i}, attr_list(ir::Attr::of_int("axis", dim)))};
+}
+
+std::vector<Var> unsqueeze(Context& cx) {
+  Var x = cx.tensor("self");
+  int64_t axis = normalize_axis(cx, cx.get_int("dim"), static_cast<int64_t>(*x.rank()) + 1);
+  return {cx.b.op("Unsqueeze", {x, cx.ints({axis})})};
+}
+
+std::vector<Var> squeeze(Context& cx) {
+  Var x = cx.tensor("self");
+  int64_t rank = static_cast<int64_t>(*x.rank());
+  if (!cx.has("dim")) return {cx.b.op("Squeeze", {x})};
+  int64_t axis = normalize_axis(cx, cx.get_int("dim"), rank);
+  auto s = x.shape();
+  if ((*s)[axis].is_known() && (*s)[axis].value() != 1) return {cx.b.op("Identity", {x})};
+  return {cx.b.op("Squeeze", {x, cx.ints({axis})})};
+}
+
+// split.Tensor / split_with_sizes: Split with the sizes made explicit from
+// the static size of the split dim (one output per traced output).
+std::vector<Var> split(Context& cx) {
+  Var x = cx.tensor("self");
+  int64_t rank = static_cast<int64_t>(*x.rank());
+  int64_t dim = normalize_axis(cx, cx.get_int("dim", 0), rank);
+  std::vector<int64_t> sizes;
+  for (const OutMeta& o : cx.node.outputs) {
+    if (o.id >= 0 && static_cast<int64_t>(o.dims.size()) != rank)
+      cx.fail("an output of split has another rank");
+  }
+  auto s = x.shape();
+  if (!s || !(*s)[dim].is_known()) cx.fail("split along a dynamic dimension is not supported");
+  if (cx.has("split_sizes")) {
+    sizes = cx.get_ints("split_sizes");
+  } else {
+    int64_t n = (*s)[dim].value(), k = cx.get_int("split_size");
+    if (k <= 0) cx.fail("split_size must be positive");
+    for (int64_t at = 0; at < n; at += k) sizes.push_back(std::min(k, n - at));
+  }
+  if (sizes.size() != cx.node.outputs.size()) {
+    cx.fail("split gives " + std::to_string(sizes.size()) + " pieces, the trace " +
+            std::to_string(cx.node.outputs.size()));
+  }
+  return cx.b.make_node("Split", {x, cx.ints(sizes)}, attr_list(ir::Attr::of_int("axis", dim)),
+                        {.num_outputs = sizes.size()});
+}
+
+std::vector<Var> identity(Context& cx) {
+  return {cx.b.op("Identity", {cx.tensor("self")})};
+}
+
+}  // namespace
+
+void add_shape(Library& lib) {
+  add(lib, "aten::view.default", "view (Reshape)", {tensor("self"), attr("size", "ints", false)},
+      reshape);
+  add(lib, "aten::_unsafe_view.default", "_unsafe_view (Reshape)",
+      {tensor("self"), attr("size", "ints", false)}, reshape);
+  add(lib, "aten::reshape.default", "reshape (Reshape)",
+      {tensor("self"), attr("shape", "ints", false)}, reshape);
+  add(lib, "aten::_reshape_alias.default", "_reshape_alias (Reshape)",
+      {tensor("self"), attr("size", "ints", false), attr("stride", "ints", false)}, reshape);
+  add(lib, "aten::flatten.using_ints", "flatten (Reshape)",
+      {tensor("self"), attr("start_dim", "int"), attr("end_dim", "int")}, reshape);
+  add(lib, "aten::expand.default", "expand (Expand)",
+      {tensor("self"), attr("size", "ints", false), attr("implicit", "bool")}, expand);
+  add(lib, "aten::permute.default", "permute (Transpose)",
+      {tensor("self"), attr("dims", "ints", false)}, permute);
+  add(lib, "aten::transpose.int", "transpose (Transpose)",
+      {tensor("self"), attr("dim0", "int", false), attr("dim1", "int", false)}, transpose);
+  add(lib, "aten::cat.default", "cat (Concat)",
+      {attr("tensors", "tensors", false), attr("dim", "int")}, cat);
+  add(lib, "aten::slice.Tensor", "slice (Slice)",
+      {tensor("self"), attr("dim", "int"), attr("start", "int"), attr("end", "int"),
+       attr("step", "int")},
+      slice);
+  add(lib, "aten::select.int", "select (Gather)",
+      {tensor("self", {}, 1), attr("dim", "int", false), attr("index", "int", false)}, select);
+  add(lib, "aten::split.Tensor", "split (Split)",
+      {tensor("self", {}, 1), attr("split_size", "int", false), attr("dim", "int")}, split);
+  add(lib, "aten::split_with_sizes.default", "split_with_sizes (Split)",
+      {tensor("self", {}, 1), attr("split_sizes", "ints", false), attr("dim", "int")}, split);
+  add(lib, "aten::unsqueeze.default", "unsqueeze (Unsqueeze)",
+      {tensor("self"), attr("dim", "int", false)}, unsqueeze);
+  add(lib, "aten::squeeze.dim", "squeeze.dim (Squeeze)",
+      {tensor("self"), attr("dim", "int", false)}, squeeze);
+  add(lib, "aten::squeeze.default", "squeeze (Squeeze)", {tensor("self")}, squeeze);
+  for (const char* o : {"aten::clone.default", "aten::detach.default", "aten::alias.default"}) {
+    add(lib, o, std::string(o).substr(6) + " (Identity)",
+        {tensor("self"), attr("memory_format", "")}, identity);
+  }
+}
+
+}  // namespace oxs::torch::native
