@@ -92,6 +92,22 @@ Value read_value(const fs::path& p, const ir::Type& type) {
   return v;
 }
 
+// Empty when `got` has the element type and shape of `want`.
+std::string same_type_and_shape(const Value& got, const Value& want, const std::string& where) {
+  if (!got.is_tensor() || !want.is_tensor()) return where + ": expected a tensor output";
+  const eval::Tensor& a = got.tensor();
+  const eval::Tensor& b = want.tensor();
+  if (a.dtype() != b.dtype()) {
+    return where + ": dtype " + std::string(ir::dtype_name(a.dtype())) + ", expected " +
+           std::string(ir::dtype_name(b.dtype()));
+  }
+  if (a.dims() != b.dims()) {
+    return where + ": shape " + eval::dims_to_string(a.dims()) + ", expected " +
+           eval::dims_to_string(b.dims());
+  }
+  return {};
+}
+
 // Empty string when equal within tolerance, else what differs.
 std::string compare(const Value& got, const Value& want, const std::string& where) {
   if (got.kind() != want.kind()) {
@@ -116,16 +132,9 @@ std::string compare(const Value& got, const Value& want, const std::string& wher
     return got.has_element() ? compare(got.element(), want.element(), where) : std::string();
   }
   if (!got.is_tensor()) return {};
+  if (auto d = same_type_and_shape(got, want, where); !d.empty()) return d;
   const eval::Tensor& a = got.tensor();
   const eval::Tensor& b = want.tensor();
-  if (a.dtype() != b.dtype()) {
-    return where + ": dtype " + std::string(ir::dtype_name(a.dtype())) + ", expected " +
-           std::string(ir::dtype_name(b.dtype()));
-  }
-  if (a.dims() != b.dims()) {
-    return where + ": shape " + eval::dims_to_string(a.dims()) + ", expected " +
-           eval::dims_to_string(b.dims());
-  }
   if (a.dtype() == ir::DataType::String) {
     for (int64_t i = 0; i < a.numel(); ++i) {
       if (a.strings()[size_t(i)] != b.strings()[size_t(i)]) {
@@ -195,22 +204,6 @@ std::string check_bernoulli(const eval::Tensor& got, const eval::Tensor* p,
                " where the probability is exactly " + std::to_string(q);
       }
     }
-  }
-  return {};
-}
-
-// Empty when `got` has the element type and shape of `want`.
-std::string same_type_and_shape(const Value& got, const Value& want, const std::string& where) {
-  if (!got.is_tensor() || !want.is_tensor()) return where + ": expected a tensor output";
-  const eval::Tensor& a = got.tensor();
-  const eval::Tensor& b = want.tensor();
-  if (a.dtype() != b.dtype()) {
-    return where + ": dtype " + std::string(ir::dtype_name(a.dtype())) + ", expected " +
-           std::string(ir::dtype_name(b.dtype()));
-  }
-  if (a.dims() != b.dims()) {
-    return where + ": shape " + eval::dims_to_string(a.dims()) + ", expected " +
-           eval::dims_to_string(b.dims());
   }
   return {};
 }

@@ -32,6 +32,16 @@ std::vector<int64_t> ints_attr(const ir::Node& n, std::string_view name) {
   return a && a->type == ir::AttrType::Ints ? a->ints : std::vector<int64_t>();
 }
 
+// The node's `axes` attribute normalized for `rank`, or every axis.
+std::vector<int64_t> axes_or_all(const ir::Node& n, int64_t rank) {
+  std::vector<int64_t> axes;
+  for (int64_t a : ints_attr(n, "axes")) axes.push_back(axis_of(n, a, rank));
+  if (axes.empty()) {
+    for (int64_t a = 0; a < rank; ++a) axes.push_back(a);
+  }
+  return axes;
+}
+
 // Known elements of input i (a constant or propagated ints), or nullopt.
 std::optional<std::vector<int64_t>> known(const ir::Node& n, Inferencer::Impl& impl, size_t i) {
   if (i >= n.num_inputs() || !n.input(i)) return std::nullopt;
@@ -90,12 +100,7 @@ void affine_grid(const ir::Node& n, Inferencer::Impl& impl, Outputs& out) {
 void center_crop_pad(const ir::Node& n, Inferencer::Impl& impl, Outputs& out) {
   auto x = input_shape(n, 0);
   if (!x) return;
-  const int64_t rank = int64_t(x->rank());
-  std::vector<int64_t> axes;
-  for (int64_t a : ints_attr(n, "axes")) axes.push_back(axis_of(n, a, rank));
-  if (axes.empty()) {
-    for (int64_t a = 0; a < rank; ++a) axes.push_back(a);
-  }
+  const std::vector<int64_t> axes = axes_or_all(n, int64_t(x->rank()));
   std::vector<Dim> dims = x->dims();
   auto shape = known(n, impl, 1);
   if (shape && shape->size() != axes.size()) {
@@ -239,12 +244,7 @@ std::optional<std::vector<double>> known_floats(const ir::Node& n, Inferencer::I
 void resize(const ir::Node& n, Inferencer::Impl& impl, Outputs& out) {
   auto x = input_shape(n, 0);
   if (!x) return;
-  const int64_t rank = int64_t(x->rank());
-  std::vector<int64_t> axes;
-  for (int64_t a : ints_attr(n, "axes")) axes.push_back(axis_of(n, a, rank));
-  if (axes.empty()) {
-    for (int64_t a = 0; a < rank; ++a) axes.push_back(a);
-  }
+  const std::vector<int64_t> axes = axes_or_all(n, int64_t(x->rank()));
   std::vector<Dim> dims = x->dims();
   const bool has_sizes = n.num_inputs() > 3 && n.input(3);
   auto sizes = has_sizes ? known(n, impl, 3) : std::nullopt;
