@@ -10,11 +10,19 @@
 //
 // usage: eval_conformance DATA_DIR EXCLUSIONS_FILE [--filter SUBSTRING] [--verbose] [--fuzz]
 //        [--roundtrip [--also-exclude FILE]] [--suites node,simple,...]
-//        [--max-excluded-percent P]
+//        [--max-excluded-percent P] [--properties FILE]
 // --suites names the suite folders under DATA_DIR (default: the four of
 // libonnx-testdata; the ONNX 1.23 data has node and simple only).
 // --max-excluded-percent fails the run when the exclusions cover more than P
 // percent of the node tests.
+// --properties FILE names tests whose expected outputs cannot be matched
+// value for value (random ops: the reference drew them with numpy's
+// generator): one per line, the test id, the property, then why. Such a test
+// passes when its outputs have the expected element types and shapes and the
+// property holds on every run; it is counted and printed apart. Properties:
+//   bernoulli  every element is 0 or 1; an input probability of exactly 0
+//              or 1 gives 0 or 1; with a seed attribute on any node, two
+//              runs give the same outputs.
 // --roundtrip runs each model after decompiling it to ONNX Script and
 // compiling that again, against the same expected outputs.
 // With --fuzz every model instead runs on random inputs of its declared
@@ -84,6 +92,22 @@ Value read_value(const fs::path& p, const ir::Type& type) {
   return v;
 }
 
+// Empty when `got` has the element type and shape of `want`.
+std::string same_type_and_shape(const Value& got, const Value& want, const std::string& where) {
+  if (!got.is_tensor() || !want.is_tensor()) return where + ": expected a tensor output";
+  const eval::Tensor& a = got.tensor();
+  const eval::Tensor& b = want.tensor();
+  if (a.dtype() != b.dtype()) {
+    return where + ": dtype " + std::string(ir::dtype_name(a.dtype())) + ", expected " +
+           std::string(ir::dtype_name(b.dtype()));
+  }
+  if (a.dims() != b.dims()) {
+    return where + ": shape " + eval::dims_to_string(a.dims()) + ", expected " +
+           eval::dims_to_string(b.dims());
+  }
+  return {};
+}
+
 // Empty string when equal within tolerance, else what differs.
 std::string compare(const Value& got, const Value& want, const std::string& where) {
   if (got.kind() != want.kind()) {
@@ -108,16 +132,9 @@ std::string compare(const Value& got, const Value& want, const std::string& wher
     return got.has_element() ? compare(got.element(), want.element(), where) : std::string();
   }
   if (!got.is_tensor()) return {};
+  if (auto d = same_type_and_shape(got, want, where); !d.empty()) return d;
   const eval::Tensor& a = got.tensor();
   const eval::Tensor& b = want.tensor();
-  if (a.dtype() != b.dtype()) {
-    return where + ": dtype " + std::string(ir::dtype_name(a.dtype())) + ", expected " +
-           std::string(ir::dtype_name(b.dtype()));
-  }
-  if (a.dims() != b.dims()) {
-    return where + ": shape " + eval::dims_to_string(a.dims()) + ", expected " +
-           eval::dims_to_string(b.dims());
-  }
   if (a.dtype() == ir::DataType::String) {
     for (int64_t i = 0; i < a.numel(); ++i) {
       if (a.strings()[size_t(i)] != b.strings()[size_t(i)]) {
@@ -160,6 +177,37 @@ std::string compare(const Value& got, const Value& want, const std::string& wher
   return {};
 }
 
+// Whether any node of the graph has a `seed` attribute (a seeded random op
+// must give the same draws on every run).
+bool has_seeded_node(const ir::Graph& g) {
+  for (const ir::Node* n : g.nodes()) {
+    if (n->attr("seed") != nullptr) return true;
+  }
+  return false;
+}
+
+// Checks the "bernoulli" property of one output against the input
+// probabilities `p` (same shape): every element 0 or 1, and 0 or 1 exactly
+// where p is. Empty when it holds.
+std::string check_bernoulli(const eval::Tensor& got, const eval::Tensor* p,
+                            const std::string& where) {
+  for (int64_t i = 0; i < got.numel(); ++i) {
+    double v = got.get_as_double(i);
+    if (v != 0 && v != 1) {
+      return where + ": element " + std::to_string(i) + " is " + std::to_string(v) +
+             ", a Bernoulli draw must be 0 or 1";
+    }
+    if (p != nullptr && p->numel() == got.numel()) {
+      double q = p->get_as_double(i);
+      if ((q == 0 || q == 1) && v != q) {
+        return where + ": element " + std::to_string(i) + " is " + std::to_string(v) +
+               " where the probability is exactly " + std::to_string(q);
+      }
+    }
+  }
+  return {};
+}
+
 // The model after ONNX -> ONNX Script -> ONNX (decompile, then compile), so
 // that the round trip is checked against the expected outputs too. Inputs
 // and outputs keep their order (their names may be made valid Python).
@@ -171,9 +219,36 @@ ir::Model round_trip(ir::Model model, const fs::path& dir) {
   return oxs::script::compile(file);
 }
 
+// Checks the outputs of one test data set against `property` (see
+// --properties); empty when it holds.
+std::string check_property(const std::string& property, const ir::Model& model,
+                           eval::Session& session, const std::map<std::string, Value>& feeds,
+                           const std::vector<Value>& outs, const fs::path& set) {
+  if (property != "bernoulli") return "unknown property '" + property + "'";
+  const auto& gouts = model.graph->outputs();
+  const eval::Tensor* p = nullptr;
+  if (feeds.size() == 1 && feeds.begin()->second.is_tensor()) p = &feeds.begin()->second.tensor();
+  std::vector<Value> again;
+  if (has_seeded_node(*model.graph)) again = session.run(feeds);
+  for (size_t i = 0; i < gouts.size(); ++i) {
+    std::string where = set.filename().string() + " output '" + gouts[i]->name() + "'";
+    fs::path f = set / ("output_" + std::to_string(i) + ".pb");
+    if (!fs::exists(f)) return where + ": no expected output file";
+    auto d = same_type_and_shape(outs[i], read_value(f, gouts[i]->type()), where);
+    if (d.empty()) d = check_bernoulli(outs[i].tensor(), p, where);
+    if (d.empty() && !again.empty()) {
+      d = compare(again[i], outs[i], where + " (second run of a seeded model)");
+    }
+    if (!d.empty()) return d;
+  }
+  return {};
+}
+
 bool g_roundtrip = false;
 
-std::string run_test(const fs::path& dir) {
+// `property` is empty for a value-for-value comparison, else the name of the
+// property the outputs must have (see --properties).
+std::string run_test(const fs::path& dir, const std::string& property = {}) {
   ir::Model model = oxs::onnx::load((dir / "model.onnx").string());
   if (g_roundtrip) model = round_trip(std::move(model), dir);
   std::vector<const ir::Value*> inputs;
@@ -203,6 +278,11 @@ std::string run_test(const fs::path& dir) {
     }
     std::vector<Value> outs = session.run(feeds);
     const auto& gouts = model.graph->outputs();
+    if (!property.empty()) {
+      auto d = check_property(property, model, session, feeds, outs, set);
+      if (!d.empty()) return d;
+      continue;
+    }
     for (size_t i = 0; i < gouts.size(); ++i) {
       fs::path p = set / ("output_" + std::to_string(i) + ".pb");
       if (!fs::exists(p)) continue;
@@ -259,7 +339,7 @@ int main(int argc, char** argv) {
   if (argc < 3) {
     std::cerr << "usage: eval_conformance DATA_DIR EXCLUSIONS_FILE [--filter S] [--verbose] "
                  "[--fuzz] [--roundtrip [--also-exclude FILE]] [--suites A,B] "
-                 "[--max-excluded-percent P]\n";
+                 "[--max-excluded-percent P] [--properties FILE]\n";
     return 2;
   }
   fs::path data = argv[1];
@@ -268,6 +348,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> extra_exclusions;
   std::vector<std::string> suites = {"node", "pytorch-converted", "pytorch-operator", "simple"};
   double max_excluded_percent = 100;
+  std::string properties_file;
   for (int i = 3; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--suites" && i + 1 < argc) {
@@ -281,6 +362,7 @@ int main(int argc, char** argv) {
     if (a == "--fuzz") fuzz = true;
     if (a == "--roundtrip") g_roundtrip = true;
     if (a == "--also-exclude" && i + 1 < argc) extra_exclusions.push_back(argv[++i]);
+    if (a == "--properties" && i + 1 < argc) properties_file = argv[++i];
     if (a == "--filter" && i + 1 < argc) {
       filter = argv[++i];
     } else if (a == "--verbose") {
@@ -310,6 +392,32 @@ int main(int argc, char** argv) {
       excluded[name] = reason;
     }
   }
+  std::map<std::string, std::string> properties;  // test -> property
+  if (!properties_file.empty()) {
+    std::ifstream in(properties_file);
+    if (!in) {
+      std::cerr << "cannot read properties file " << properties_file << "\n";
+      return 2;
+    }
+    std::string line;
+    while (std::getline(in, line)) {
+      if (line.empty() || line[0] == '#') continue;
+      std::istringstream ls(line);
+      std::string name, property, reason;
+      ls >> name >> property;
+      std::getline(ls >> std::ws, reason);
+      if (property.empty() || reason.empty()) {
+        std::cerr << "property test " << name << " needs a property and a reason\n";
+        return 2;
+      }
+      if (excluded.count(name)) {
+        std::cerr << name << " is both excluded and a property test\n";
+        return 2;
+      }
+      properties[name] = property;
+    }
+  }
+  int by_property = 0;
   int passed = 0, failed = 0, excl_failed = 0, stale = 0, node_total = 0, node_excluded = 0;
   for (const std::string& suite : suites) {
     fs::path sdir = data / suite;
@@ -332,7 +440,9 @@ int main(int argc, char** argv) {
       std::string err;
       auto t0 = std::chrono::steady_clock::now();
       try {
-        err = fuzz ? fuzz_test(t) : run_test(t);
+        auto prop = properties.find(id);
+        err = fuzz ? fuzz_test(t) : run_test(t, prop == properties.end() ? "" : prop->second);
+        if (err.empty() && !fuzz && prop != properties.end()) ++by_property;
       } catch (const Error& e) {
         err = e.describe();
       } catch (const std::exception& e) {
@@ -357,6 +467,7 @@ int main(int argc, char** argv) {
       }
     }
   }
+  if (by_property) std::cout << "passed by property (random ops): " << by_property << "\n";
   std::cout << "excluded: " << excl_failed << " (node tests: " << node_excluded << " of "
             << node_total << ")";
   if (stale) std::cout << ", stale exclusions: " << stale;

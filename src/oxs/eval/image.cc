@@ -1,7 +1,6 @@
-// Image sampling: GridSample (bilinear, nearest, bicubic; zeros, border,
-// reflection padding) following PyTorch's grid_sample, and RoiAlign
+// Image sampling: RoiAlign
 // (avg/max, half_pixel or output_half_pixel coordinates) following
-// onnxruntime's reference implementation.
+// onnxruntime's reference implementation. (GridSample is in image/.)
 #include <array>
 #include <cmath>
 
@@ -11,113 +10,6 @@
 namespace oxs::eval {
 
 namespace {
-
-double unnormalize(double g, int64_t size, bool align) {
-  return align ? (g + 1) / 2 * double(size - 1) : ((g + 1) * double(size) - 1) / 2;
-}
-
-double reflect(double x, double lo, double hi) {
-  double span = hi - lo;
-  if (span <= 0) return lo;
-  if (x < lo) {
-    double d = lo - x;
-    int64_t n = int64_t(d / span);
-    double r = d - double(n) * span;
-    return n % 2 == 0 ? lo + r : hi - r;
-  }
-  if (x > hi) {
-    double d = x - hi;
-    int64_t n = int64_t(d / span);
-    double r = d - double(n) * span;
-    return n % 2 == 0 ? hi - r : lo + r;
-  }
-  return x;
-}
-
-// A source coordinate after the padding mode (border/reflection) is applied.
-double pad_coord(double x, int64_t size, const std::string& padding, bool align) {
-  if (padding == "border") return std::clamp(x, 0.0, double(size - 1));
-  if (padding == "reflection") {
-    x = align ? reflect(x, 0, double(size - 1)) : reflect(x, -0.5, double(size) - 0.5);
-    return std::clamp(x, 0.0, double(size - 1));
-  }
-  return x;
-}
-
-void grid_sample_k(KernelContext& ctx) {
-  const Tensor& x = ctx.tensor(0);
-  const Tensor& grid = ctx.tensor(1);
-  if (x.rank() != 4 || grid.rank() != 4 || grid.dim(3) != 2)
-    ctx.fail("expects X [N,C,H,W] and grid [N,H,W,2]");
-  if (grid.dim(0) != x.dim(0)) {
-    ctx.fail("grid " + dims_to_string(grid.dims()) + " and X " + dims_to_string(x.dims()) +
-             " must have the same batch size");
-  }
-  std::string mode = ctx.attr_string("mode", "bilinear");
-  std::string padding = ctx.attr_string("padding_mode", "zeros");
-  bool align = ctx.attr_int("align_corners", 0) != 0;
-  int64_t n = x.dim(0), c = x.dim(1), h = x.dim(2), w = x.dim(3);
-  int64_t oh = grid.dim(1), ow = grid.dim(2);
-  Tensor xd = cast_tensor(x, DataType::Double), gd = cast_tensor(grid, DataType::Double);
-  Tensor y(DataType::Double, {n, c, oh, ow});
-  const double* px = xd.data<double>();
-  auto pixel = [&](const double* plane, int64_t yy, int64_t xx) {
-    return (yy < 0 || yy >= h || xx < 0 || xx >= w) ? 0.0 : plane[yy * w + xx];
-  };
-  // Bicubic taps: padding applied to each tap, out-of-range taps are 0.
-  auto tap = [&](const double* plane, int64_t yy, int64_t xx) {
-    if (padding != "zeros") {
-      yy = int64_t(pad_coord(double(yy), h, padding, align));
-      xx = int64_t(pad_coord(double(xx), w, padding, align));
-    }
-    return pixel(plane, yy, xx);
-  };
-  auto cubic = [](double t) {
-    const double A = -0.75;
-    auto c1 = [A](double s) { return ((A + 2) * s - (A + 3)) * s * s + 1; };
-    auto c2 = [A](double s) { return ((A * s - 5 * A) * s + 8 * A) * s - 4 * A; };
-    return std::array<double, 4>{c2(t + 1), c1(t), c1(1 - t), c2(2 - t)};
-  };
-  for (int64_t b = 0; b < n; ++b) {
-    for (int64_t i = 0; i < oh; ++i) {
-      for (int64_t j = 0; j < ow; ++j) {
-        const double* g = gd.data<double>() + ((b * oh + i) * ow + j) * 2;
-        // NaN or huge grid values sample outside the image (int64 of them is undefined).
-        auto tame = [](double v) { return std::isnan(v) ? -1e9 : std::clamp(v, -1e9, 1e9); };
-        double sx = tame(unnormalize(g[0], w, align)), sy = tame(unnormalize(g[1], h, align));
-        if (mode != "bicubic") {
-          sx = pad_coord(sx, w, padding, align);
-          sy = pad_coord(sy, h, padding, align);
-        }
-        for (int64_t ch = 0; ch < c; ++ch) {
-          const double* plane = px + (b * c + ch) * h * w;
-          double v;
-          if (mode == "nearest") {
-            v = pixel(plane, int64_t(std::nearbyint(sy)), int64_t(std::nearbyint(sx)));
-          } else if (mode == "bilinear") {
-            int64_t x0 = int64_t(std::floor(sx)), y0 = int64_t(std::floor(sy));
-            double fx = sx - double(x0), fy = sy - double(y0);
-            v = pixel(plane, y0, x0) * (1 - fx) * (1 - fy) +
-                pixel(plane, y0, x0 + 1) * fx * (1 - fy) +
-                pixel(plane, y0 + 1, x0) * (1 - fx) * fy + pixel(plane, y0 + 1, x0 + 1) * fx * fy;
-          } else if (mode == "bicubic") {
-            int64_t x0 = int64_t(std::floor(sx)), y0 = int64_t(std::floor(sy));
-            auto wx = cubic(sx - double(x0)), wy = cubic(sy - double(y0));
-            v = 0;
-            for (int64_t p = 0; p < 4; ++p) {
-              for (int64_t q = 0; q < 4; ++q)
-                v += wy[size_t(p)] * wx[size_t(q)] * tap(plane, y0 - 1 + p, x0 - 1 + q);
-            }
-          } else {
-            ctx.fail("unknown mode '" + mode + "'");
-          }
-          y.mutable_data<double>()[((b * c + ch) * oh + i) * ow + j] = v;
-        }
-      }
-    }
-  }
-  ctx.set_output(0, cast_tensor(y, x.dtype()));
-}
 
 void roi_align_k(KernelContext& ctx) {
   const Tensor& x = ctx.tensor(0);
@@ -211,7 +103,6 @@ void roi_align_k(KernelContext& ctx) {
 }  // namespace
 
 void register_image_kernels(KernelRegistry& r) {
-  r.add("", "GridSample", 16, grid_sample_k);
   r.add("", "RoiAlign", 10, roi_align_k);
 }
 

@@ -1,5 +1,6 @@
-// Resize (opsets 10-13: nearest, linear, cubic; every coordinate
-// transformation mode; tf_crop_and_resize with extrapolation) and Upsample.
+// Resize (opsets 10-19: nearest, linear, cubic; every coordinate
+// transformation mode; tf_crop_and_resize with extrapolation; axes,
+// keep_aspect_ratio_policy and antialias) and Upsample.
 // Interpolation is separable: per output dim, each coordinate gets a few
 // (input index, weight) taps; an output element sums over the product of
 // its dims' taps.
@@ -23,8 +24,41 @@ struct ResizeParams {
   std::string nearest = "round_prefer_floor";
   double cubic_a = -0.75;
   bool exclude_outside = false;
+  bool antialias = false;
   double extrapolation = 0;
 };
+
+// Resize-18 antialias: when downsampling (scale < 1), the linear or cubic
+// filter is stretched by 1/scale, so each output averages every input the
+// wider filter covers: weights filter((k - r) * scale) over the offsets k
+// from base's neighbours (r is the coordinate's fraction), normalized to
+// sum 1.
+std::vector<double> antialias_weights(const ResizeParams& p, double r, double scale,
+                                      int64_t& first_offset) {
+  const bool cubic = p.mode == "cubic";
+  const int64_t start = int64_t(std::floor((cubic ? -2.0 : -1.0) / scale)) + 1;
+  first_offset = start;
+  std::vector<double> w;
+  double sum = 0;
+  const double A = p.cubic_a;
+  for (int64_t k = start; k <= 1 - start; ++k) {
+    const double s = std::abs((double(k) - r) * scale);
+    double v;
+    if (cubic) {
+      v = s < 1   ? ((A + 2) * s - (A + 3)) * s * s + 1
+          : s < 2 ? ((A * s - 5 * A) * s + 8 * A) * s - 4 * A
+                  : 0.0;
+    } else {
+      v = std::max(0.0, 1 - s);
+    }
+    w.push_back(v);
+    sum += v;
+  }
+  if (sum != 0) {
+    for (double& v : w) v /= sum;
+  }
+  return w;
+}
 
 // `out` is in * scale unrounded, as in the spec's formulas.
 double source_coord(const ResizeParams& p, int64_t o, double scale, int64_t in, double out,
@@ -86,7 +120,11 @@ std::vector<std::vector<Tap>> dim_taps(const ResizeParams& p, int64_t in, int64_
     double r = x - double(base);
     std::vector<double> w;
     int64_t first;
-    if (p.mode == "linear") {
+    if (p.antialias && scale < 1 && (p.mode == "linear" || p.mode == "cubic")) {
+      int64_t off = 0;
+      w = antialias_weights(p, r, scale, off);
+      first = base + off;
+    } else if (p.mode == "linear") {
       w = {1 - r, r};
       first = base;
     } else if (p.mode == "cubic") {
@@ -132,7 +170,14 @@ Tensor resize(const KernelContext& ctx, const Tensor& x, const Dims& od,
   // Each output element sums over up to 4 taps per axis (cubic).
   int64_t taps_per = 1;
   for (size_t d = 0; d < r; ++d) {
-    if (od[d] != x.dim(d)) taps_per = checked_mul(ctx, taps_per, 4, "the taps per element");
+    if (od[d] == x.dim(d)) continue;
+    int64_t n = 4;
+    if (p.antialias && scales[d] < 1 && p.mode != "nearest") {
+      // The stretched filter covers about 4 / scale inputs (cubic).
+      if (!(scales[d] > 1e-9)) ctx.fail("antialias needs scales above 1e-9");
+      n = 2 * int64_t(std::ceil(2 / scales[d])) + 2;
+    }
+    taps_per = checked_mul(ctx, taps_per, n, "the taps per element");
   }
   check_work(ctx, {out.numel(), taps_per}, "Resize");
   std::vector<std::vector<std::vector<Tap>>> taps(r);
@@ -204,6 +249,7 @@ void resize_k(KernelContext& ctx) {
     p.nearest = ctx.attr_string("nearest_mode", "round_prefer_floor");
     p.cubic_a = ctx.attr_float("cubic_coeff_a", -0.75f);
     p.exclude_outside = ctx.attr_int("exclude_outside", 0) != 0;
+    p.antialias = ctx.attr_int("antialias", 0) != 0;
     p.extrapolation = ctx.attr_float("extrapolation_value", 0.0f);
     if (const Tensor* t = ctx.optional_tensor(1); t && t->numel() > 0) {
       Tensor d = cast_tensor(*t, DataType::Double);

@@ -1,4 +1,4 @@
-// Signal processing (opset 17): DFT, STFT, MelWeightMatrix. DFTs are
+// Signal processing (opsets 17-20): DFT, STFT, MelWeightMatrix. DFTs are
 // direct O(n^2) sums in double: a reference, not an FFT.
 #include <cmath>
 #include <complex>
@@ -25,44 +25,76 @@ void dft_1d(const std::vector<cd>& in, int64_t len, bool inverse, int64_t out_le
   }
 }
 
+// DFT 17/19/20 along one axis of [..., n, ..., 1 or 2]. From opset 20 the
+// axis is an optional scalar input (default -2, counted over the full
+// rank). inverse with onesided is the inverse real DFT: the input holds the
+// first n bins of a Hermitian spectrum, the output is dft_length real
+// samples (default 2 * (n - 1)) with a last dimension of 1.
 void dft_k(KernelContext& ctx) {
   const Tensor& x = ctx.tensor(0);
   if (x.rank() < 2) ctx.fail("input must have rank >= 2 (last dimension 1 or 2)");
   int64_t last = x.dim(x.rank() - 1);
   if (last != 1 && last != 2) ctx.fail("the last dimension must be 1 (real) or 2 (complex)");
   int64_t r = int64_t(x.rank()) - 1;  // signal rank without the complex dim
-  int64_t axis = ctx.attr_int("axis", 1);
-  if (axis < 0) axis += r;
-  if (axis < 0 || axis >= r) ctx.fail("axis is out of range");
+  int64_t axis;
+  if (ctx.opset() >= 20) {
+    axis = -2;
+    if (const Tensor* a = ctx.optional_tensor(2); a && a->numel()) {
+      axis = scalar_int64(ctx, *a, "axis");
+    }
+    if (axis < 0) axis += r + 1;
+  } else {
+    axis = ctx.attr_int("axis", 1);
+    if (axis < 0) axis += r;
+  }
+  if (axis < 0 || axis >= r) {
+    ctx.fail("axis is out of range for input " + dims_to_string(x.dims()) +
+             " (the last dimension holds the complex parts)");
+  }
   bool inverse = ctx.attr_int("inverse", 0) != 0;
   bool onesided = ctx.attr_int("onesided", 0) != 0;
+  const bool real_inverse = inverse && onesided;
   int64_t n = x.dim(size_t(axis));
-  int64_t len = n;
-  if (const Tensor* l = ctx.optional_tensor(1); l && l->numel()) len = l->to_int_vector()[0];
+  int64_t len = real_inverse ? 2 * (n - 1) : n;
+  if (const Tensor* l = ctx.optional_tensor(1); l && l->numel()) {
+    len = scalar_int64(ctx, *l, "dft_length");
+  }
   if (len <= 0) ctx.fail("dft_length must be positive");
-  int64_t out_len = onesided ? len / 2 + 1 : len;
+  int64_t out_len = real_inverse ? len : onesided ? len / 2 + 1 : len;
+  const int64_t out_last = real_inverse ? 1 : 2;
   Tensor xd = cast_tensor(x, DataType::Double);
   int64_t outer = checked_product(ctx, x.dims(), 0, size_t(axis), "outer size");
   int64_t inner = checked_product(ctx, x.dims(), size_t(axis) + 1, size_t(r), "inner size");
   Dims od(x.dims().begin(), x.dims().end() - 1);
   od[size_t(axis)] = out_len;
-  od.push_back(2);
+  od.push_back(out_last);
   Tensor y(DataType::Double, od);
-  check_work(ctx, {outer, inner, out_len, std::min(len, n)}, "the DFT");
-  std::vector<cd> sig(static_cast<size_t>(n)), res(static_cast<size_t>(out_len));
+  check_work(ctx, {outer, inner, out_len, std::max(len, n)}, "the DFT");
+  // The signal as the DFT sees it: the inverse real DFT's Hermitian
+  // spectrum is completed from its first bins (X[len - k] = conj(X[k])).
+  const int64_t sig_len = real_inverse ? len : n;
+  std::vector<cd> sig(static_cast<size_t>(sig_len)), res(static_cast<size_t>(out_len));
   const double* px = xd.data<double>();
   double* py = y.mutable_data<double>();
   for (int64_t o = 0; o < outer; ++o) {
     for (int64_t in = 0; in < inner; ++in) {
-      for (int64_t t = 0; t < n; ++t) {
+      auto at = [&](int64_t t) {
         const double* e = px + ((o * n + t) * inner + in) * last;
-        sig[size_t(t)] = cd(e[0], last == 2 ? e[1] : 0.0);
+        return cd(e[0], last == 2 ? e[1] : 0.0);
+      };
+      if (real_inverse) {
+        for (int64_t k = 0; k < len; ++k) {
+          const int64_t m = k <= len / 2 ? k : len - k;
+          sig[size_t(k)] = m >= n ? cd(0) : k <= len / 2 ? at(m) : std::conj(at(m));
+        }
+      } else {
+        for (int64_t t = 0; t < n; ++t) sig[size_t(t)] = at(t);
       }
       dft_1d(sig, len, inverse, out_len, res.data());
       for (int64_t k = 0; k < out_len; ++k) {
-        double* e = py + ((o * out_len + k) * inner + in) * 2;
+        double* e = py + ((o * out_len + k) * inner + in) * out_last;
         e[0] = res[size_t(k)].real();
-        e[1] = res[size_t(k)].imag();
+        if (out_last == 2) e[1] = res[size_t(k)].imag();
       }
     }
   }

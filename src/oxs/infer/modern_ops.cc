@@ -17,6 +17,8 @@
 #include <unordered_set>
 
 #include "oxs/infer/impl.h"
+#include "oxs/infer/modern_shapes.h"
+#include "oxs/infer/node_access.h"
 #include "oxs/ir/error.h"
 #include "oxs/schema/registry.h"
 #include "oxs/schema/table/op_table.h"
@@ -158,33 +160,6 @@ bool libonnx_rules_apply(const ir::Node& n) {
   return !uses_new_element_types(n);
 }
 
-const Type* input_type(const ir::Node& n, size_t i) {
-  return i < n.num_inputs() && n.input(i) ? &n.input(i)->type() : nullptr;
-}
-
-std::optional<Shape> input_shape(const ir::Node& n, size_t i) {
-  const Type* t = input_type(n, i);
-  if (!t || !t->is_tensor() || !t->shape()) return std::nullopt;
-  return *t->shape();
-}
-
-int64_t int_attr(const ir::Node& n, std::string_view name, int64_t dflt) {
-  const ir::Attr* a = n.attr(name);
-  return a && a->type == ir::AttrType::Int ? a->i : dflt;
-}
-
-[[noreturn]] void fail(const ir::Node& n, const std::string& message) {
-  throw Error(ErrorKind::Invalid, node_label(n) + ": " + message, {.node = n.name()});
-}
-
-// Normalizes axis `a` for `rank`; fails on an out-of-range axis.
-int64_t axis_of(const ir::Node& n, int64_t a, int64_t rank) {
-  if (a < -rank || a >= rank) {
-    fail(n, "axis " + std::to_string(a) + " is out of range for rank " + std::to_string(rank));
-  }
-  return a < 0 ? a + rank : a;
-}
-
 std::optional<Shape> broadcast(const ir::Node& n, const std::vector<Shape>& shapes) {
   size_t rank = 0;
   for (const Shape& s : shapes) rank = std::max(rank, s.rank());
@@ -207,8 +182,6 @@ std::optional<Shape> broadcast(const ir::Node& n, const std::vector<Shape>& shap
   }
   return Shape(std::move(out));
 }
-
-using Outputs = std::vector<std::optional<Type>>;
 
 // Reduce*-18+: axes is input 1.
 void reduce(const ir::Node& n, Inferencer::Impl& impl, Outputs& out) {
@@ -456,6 +429,8 @@ void Inferencer::Impl::infer_table_node(ir::Node& n, const schema::OpSignature& 
     like_input(n, 0, x_elem, out);
   } else if (op == "Attention") {
     attention(n, out);
+  } else {
+    infer_modern_shapes(n, *this, out);
   }
   from_constraints(n, sig, out);
   for (size_t i = 0; i < out.size(); ++i) {

@@ -9,6 +9,7 @@
 namespace oxs::eval {
 
 void register_attention_kernels(KernelRegistry& r);         // attention/
+void register_flex_attention_kernels(KernelRegistry& r);    // attention/
 void register_activation_kernels(KernelRegistry& r);        // activation/
 void register_norm_function_kernels(KernelRegistry& r);     // norm/
 void register_loss_kernels(KernelRegistry& r);              // loss/
@@ -24,6 +25,11 @@ void register_causal_conv_kernels(KernelRegistry& r);       // attention/
 void register_cumprod_kernels(KernelRegistry& r);           // scan/
 void register_crop_grid_kernels(KernelRegistry& r);         // image/
 void register_col2im_kernels(KernelRegistry& r);            // image/
+void register_grid_sample_kernels(KernelRegistry& r);       // image/
+void register_deform_conv_kernels(KernelRegistry& r);       // conv/
+void register_tree_ensemble5_kernels(KernelRegistry& r);    // ml/
+void register_image_decoder_kernels(KernelRegistry& r);     // image/
 void register_string_kernels(KernelRegistry& r);            // text/
+void register_regex_kernels(KernelRegistry& r);             // text/
 
 }  // namespace oxs::eval
