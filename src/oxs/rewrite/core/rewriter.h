@@ -26,6 +26,8 @@ class Inferencer;
 
 namespace oxs::rewrite {
 
+class OpCounts;
+
 // Sees every change made through a Rewriter.
 class RewriteListener {
  public:
@@ -54,6 +56,10 @@ class Rewriter {
 
   ir::Model& model() { return model_; }
   void set_listener(RewriteListener* l) { listener_ = l; }
+  // Op-type counts kept up to date through this rewriter's changes (the
+  // pass manager's, shared by the passes of a pipeline); may be null.
+  void set_op_counts(OpCounts* c) { op_counts_ = c; }
+  const OpCounts* op_counts() const { return op_counts_; }
 
   // ---- applications ----
   // Refuse applications after the first `n` (nullopt: no limit).
@@ -123,6 +129,7 @@ class Rewriter {
 
   ir::Model& model_;
   RewriteListener* listener_ = nullptr;
+  OpCounts* op_counts_ = nullptr;
   std::unique_ptr<infer::Inferencer> inferencer_;
   std::unordered_map<const ir::Graph*, const ir::Function*> function_of_;
   std::optional<size_t> budget_;

@@ -1,9 +1,11 @@
 #include "oxs/rewrite/driver/greedy.h"
 
+#include "oxs/rewrite/core/op_counts.h"
 #include "oxs/rewrite/driver/pointer_set.h"
 
 #include <algorithm>
 #include <deque>
+#include <functional>
 #include <string_view>
 #include <unordered_map>
 
@@ -43,11 +45,15 @@ using RuleIndex = std::unordered_map<std::string, std::vector<Rule*>, StringHash
 // then the nodes re-queued by changes, first in first out, each once while
 // queued. A re-queued node may also be still ahead in the first sweep; it is
 // then visited twice, which a rule that no longer applies costs little.
+// Only nodes that some rule can start from are queued (`wanted`); a node no
+// rule starts from would be popped for nothing, after a set insert and erase
+// each a cache miss on a large graph.
 class Worklist : public RewriteListener {
  public:
-  explicit Worklist(std::vector<ir::Node*> initial) : initial_(std::move(initial)) {}
+  Worklist(std::vector<ir::Node*> initial, std::function<bool(const ir::Node&)> wanted)
+      : initial_(std::move(initial)), wanted_(std::move(wanted)) {}
   void push(ir::Node& n) {
-    if (n.is_erased()) return;
+    if (n.is_erased() || !wanted_(n)) return;
     if (queued_.insert(&n)) queue_.push_back(&n);
   }
   ir::Node* pop() {
@@ -88,6 +94,7 @@ class Worklist : public RewriteListener {
 
  private:
   std::vector<ir::Node*> initial_;
+  std::function<bool(const ir::Node&)> wanted_;
   size_t next_ = 0;
   std::deque<ir::Node*> queue_;
   PointerSet queued_;
@@ -134,12 +141,20 @@ DriverResult apply_rules(ir::Model& model, const std::vector<Rule*>& rules, Rewr
     return it == index.end() ? nullptr : &it->second;
   };
 
+  // No node can start any rule: nothing to walk.
+  if (const OpCounts* counts = rw.op_counts(); counts && any_op.empty()) {
+    bool possible = false;
+    for (const Rule* r : ordered) {
+      for (const auto& op : r->root_ops())
+        possible = possible || counts->may_have(r->root_domain(), op);
+    }
+    if (!possible) return result;
+  }
   std::vector<ir::Node*> nodes = all_nodes(model, options.recurse);
   size_t cap = options.max_applications ? options.max_applications : nodes.size() * 10 + 1000;
-  if (any_op.empty()) {
-    std::erase_if(nodes, [&](const ir::Node* n) { return candidates(*n) == nullptr; });
-  }
-  Worklist work(std::move(nodes));
+  auto wanted = [&](const ir::Node& n) { return !any_op.empty() || candidates(n) != nullptr; };
+  if (any_op.empty()) std::erase_if(nodes, [&](const ir::Node* n) { return !wanted(*n); });
+  Worklist work(std::move(nodes), wanted);
   rw.set_listener(&work);
   struct Reset {
     Rewriter& rw;
