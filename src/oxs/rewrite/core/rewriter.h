@@ -26,7 +26,7 @@ class Inferencer;
 
 namespace oxs::rewrite {
 
-class OpCounts;
+class OpIndex;
 
 // Sees every change made through a Rewriter.
 class RewriteListener {
@@ -56,10 +56,10 @@ class Rewriter {
 
   ir::Model& model() { return model_; }
   void set_listener(RewriteListener* l) { listener_ = l; }
-  // Op-type counts kept up to date through this rewriter's changes (the
+  // The op-type index, kept up to date through this rewriter's changes (the
   // pass manager's, shared by the passes of a pipeline); may be null.
-  void set_op_counts(OpCounts* c) { op_counts_ = c; }
-  const OpCounts* op_counts() const { return op_counts_; }
+  void set_op_index(OpIndex* index) { op_index_ = index; }
+  const OpIndex* op_index() const { return op_index_; }
 
   // ---- applications ----
   // Refuse applications after the first `n` (nullopt: no limit).
@@ -129,7 +129,7 @@ class Rewriter {
 
   ir::Model& model_;
   RewriteListener* listener_ = nullptr;
-  OpCounts* op_counts_ = nullptr;
+  OpIndex* op_index_ = nullptr;
   std::unique_ptr<infer::Inferencer> inferencer_;
   std::unordered_map<const ir::Graph*, const ir::Function*> function_of_;
   std::optional<size_t> budget_;

@@ -1,11 +1,12 @@
 #include "oxs/rewrite/driver/greedy.h"
 
-#include "oxs/rewrite/core/op_counts.h"
+#include "oxs/rewrite/core/op_index.h"
 #include "oxs/rewrite/driver/pointer_set.h"
 
 #include <algorithm>
 #include <deque>
 #include <functional>
+#include <optional>
 #include <string_view>
 #include <unordered_map>
 
@@ -141,19 +142,28 @@ DriverResult apply_rules(ir::Model& model, const std::vector<Rule*>& rules, Rewr
     return it == index.end() ? nullptr : &it->second;
   };
 
-  // No node can start any rule: nothing to walk.
-  if (const OpCounts* counts = rw.op_counts(); counts && any_op.empty()) {
+  // With the pipeline's op-type index: nothing to do when no node can start
+  // a rule, else only the nodes of the rules' op types, without a walk.
+  std::optional<std::vector<ir::Node*>> indexed;
+  if (const OpIndex* index = rw.op_index(); index && any_op.empty()) {
+    std::vector<std::pair<std::string, std::string>> ops;
     bool possible = false;
     for (const Rule* r : ordered) {
-      for (const auto& op : r->root_ops())
-        possible = possible || counts->may_have(r->root_domain(), op);
+      for (auto& op : r->root_ops()) {
+        possible = possible || index->may_have(r->root_domain(), op);
+        ops.emplace_back(r->root_domain(), std::move(op));
+      }
     }
     if (!possible) return result;
+    indexed = index->nodes_of(ops);
   }
-  std::vector<ir::Node*> nodes = all_nodes(model, options.recurse);
-  size_t cap = options.max_applications ? options.max_applications : nodes.size() * 10 + 1000;
+  size_t model_nodes = indexed ? rw.op_index()->total() : 0;
+  std::vector<ir::Node*> nodes = indexed ? std::move(*indexed) : all_nodes(model, options.recurse);
+  if (!indexed) model_nodes = nodes.size();
+  size_t cap = options.max_applications ? options.max_applications : model_nodes * 10 + 1000;
   auto wanted = [&](const ir::Node& n) { return !any_op.empty() || candidates(n) != nullptr; };
-  if (any_op.empty()) std::erase_if(nodes, [&](const ir::Node* n) { return !wanted(*n); });
+  if (any_op.empty() && !indexed)
+    std::erase_if(nodes, [&](const ir::Node* n) { return !wanted(*n); });
   Worklist work(std::move(nodes), wanted);
   rw.set_listener(&work);
   struct Reset {
