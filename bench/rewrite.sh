@@ -54,16 +54,18 @@ section=$(mktemp)
   echo "Command: \`$BIN chain N\` and \`$BIN block 12\`."
   echo
   echo "Reading the figures: CPU per input node from 10k to 1M nodes shows whether the pipeline is"
-  echo "linear; the issue's goal for 1M nodes is 2 s. Since the previous run: the IR verifier runs once"
-  echo 'after the last pass instead of after every pass that changed something (`--verify-ir` brings'
-  echo "the per-pass check back), inference runs after the first noop and algebraic passes (which need"
-  echo "no types for Identity, Dropout, x+0 and x*1 with a scalar constant) so it sees a quarter of the"
-  echo "chain, and the driver's first sweep is a plain vector (no hash-set insert and erase per node)."
-  echo "What remains (perf on the 100k chain): walks of the node list, which are pointer chasing"
-  echo "through nodes allocated one by one (a cache miss per node: a full walk of 1M nodes costs about"
-  echo "0.2 s, and every pass walks once), and allocating and freeing nodes, values and names. The 1M"
-  echo "row is still above the 2 s goal (about 2x; a pipeline-wide op-type index so that passes on a few"
-  echo "op types visit only those nodes, and nodes from an arena, are the next steps)."
+  echo "linear; the issue's goal for 1M nodes is 2 s. Since the previous run (4.06 s for 1M): an"
+  echo "op-type index kept across the pipeline (built by the walk that counted the nodes, kept by the"
+  echo "Rewriter: created nodes appended, erased ones dropped), so a rule-set pass visits only nodes of"
+  echo "its op types and a pass whose op types are gone costs nothing (on the chain, 8 of the 11 passes"
+  echo "after the first three); the driver queues only nodes some rule starts from and defers re-queued"
+  echo "nodes to the end of its first sweep (most are erased by then); cse keys nodes structurally in a"
+  echo "flat table instead of building a key string per node; the matcher reuses its buffers."
+  echo "What remains (1M chain, CPU per pass from \`oxs_rewrite_bench\`'s output): algebraic (500k"
+  echo "rewrites) about 0.8 s, inference of the 250k nodes left about 0.6 s (libonnx's inference"
+  echo "functions through protobuf types, room infer/), the first noop about 0.2 s, then fold, dce,"
+  echo "cse and the final IR check; freeing the erased nodes (allocated one by one) is spread over"
+  echo "them. Bench output per run also lists the CPU seconds of each pass."
   echo
   if [ -n "$peer" ]; then
     echo "Peer: onnxscript $peer is installed here but this script does not run it yet."

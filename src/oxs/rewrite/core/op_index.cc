@@ -1,6 +1,7 @@
 #include "oxs/rewrite/core/op_index.h"
 
 #include <algorithm>
+#include <iterator>
 
 namespace oxs::rewrite {
 
@@ -128,17 +129,26 @@ bool OpIndex::may_have(std::string_view domain, std::string_view op) const {
 std::optional<std::vector<ir::Node*>> OpIndex::nodes_of(
     const std::vector<std::pair<std::string, std::string>>& ops) const {
   if (!exact_ || unreliable_) return std::nullopt;
-  std::vector<std::pair<uint64_t, ir::Node*>> all;
+  // Each list is in order already: merge them (linear per list).
+  std::vector<std::pair<uint64_t, ir::Node*>> all, part, merged;
   std::vector<const Bucket*> seen;
   for (const auto& [domain, op] : ops) {
     const Bucket* b = find(domain, op);
-    if (!b || std::find(seen.begin(), seen.end(), b) != seen.end()) continue;
+    if (!b || b->nodes.empty() || std::find(seen.begin(), seen.end(), b) != seen.end()) continue;
     seen.push_back(b);
+    part.clear();
     for (const auto& e : b->nodes) {
-      if (!e.second->is_erased()) all.push_back(e);
+      if (!e.second->is_erased()) part.push_back(e);
     }
+    if (all.empty()) {
+      all.swap(part);
+      continue;
+    }
+    merged.clear();
+    merged.reserve(all.size() + part.size());
+    std::merge(all.begin(), all.end(), part.begin(), part.end(), std::back_inserter(merged));
+    all.swap(merged);
   }
-  if (seen.size() > 1) std::sort(all.begin(), all.end());
   std::vector<ir::Node*> out;
   out.reserve(all.size());
   for (const auto& e : all) out.push_back(e.second);

@@ -41,26 +41,41 @@ struct StringHash {
 };
 using RuleIndex = std::unordered_map<std::string, std::vector<Rule*>, StringHash, std::equal_to<>>;
 
-// The nodes to visit: first every candidate in graph order (a plain vector:
+// The nodes to visit: first every candidate in graph order, or in the
+// op-type index's order (the order of its walk, then of creation) (a plain vector:
 // no set operation per node, which on a large graph is a cache miss each),
 // then the nodes re-queued by changes, first in first out, each once while
 // queued. A re-queued node may also be still ahead in the first sweep; it is
 // then visited twice, which a rule that no longer applies costs little.
 // Only nodes that some rule can start from are queued (`wanted`); a node no
 // rule starts from would be popped for nothing, after a set insert and erase
-// each a cache miss on a large graph.
+// each a cache miss on a large graph. Nodes re-queued during the first sweep
+// wait in a plain vector until it ends, and those erased meanwhile (on a
+// chain of rewrites, most) never reach the set; the order is the same.
 class Worklist : public RewriteListener {
  public:
   Worklist(std::vector<ir::Node*> initial, std::function<bool(const ir::Node&)> wanted)
       : initial_(std::move(initial)), wanted_(std::move(wanted)) {}
   void push(ir::Node& n) {
     if (n.is_erased() || !wanted_(n)) return;
-    if (queued_.insert(&n)) queue_.push_back(&n);
+    if (!swept_) {
+      deferred_.push_back(&n);
+    } else if (queued_.insert(&n)) {
+      queue_.push_back(&n);
+    }
   }
   ir::Node* pop() {
     while (next_ < initial_.size()) {
       ir::Node* n = initial_[next_++];
       if (!n->is_erased()) return n;
+    }
+    if (!swept_) {
+      // (Erased nodes keep their memory until the pass ends.)
+      swept_ = true;
+      for (ir::Node* n : deferred_) {
+        if (!n->is_erased() && queued_.insert(n)) queue_.push_back(n);
+      }
+      deferred_ = {};
     }
     while (!queue_.empty()) {
       ir::Node* n = queue_.front();
@@ -97,6 +112,8 @@ class Worklist : public RewriteListener {
   std::vector<ir::Node*> initial_;
   std::function<bool(const ir::Node&)> wanted_;
   size_t next_ = 0;
+  bool swept_ = false;
+  std::vector<ir::Node*> deferred_;
   std::deque<ir::Node*> queue_;
   PointerSet queued_;
 };
