@@ -116,3 +116,48 @@ def test_inputs_from_an_npz_archive(tmp_path):
         oxs.optimize(two_input_add(), ["break-adds"], verify="equality", inputs=str(path))
     with pytest.raises(ValueError, match="not a .npz"):
         oxs.optimize(two_input_add(), ["cse"], inputs=str(tmp_path / "ref.npy"))
+
+
+def square_tanh_model():
+    """y = Neg(Tanh(x * x)), with x: float[4]."""
+    nodes = [oh.make_node("Mul", ["x", "x"], ["m"]), oh.make_node("Tanh", ["m"], ["t"]),
+             oh.make_node("Neg", ["t"], ["y"])]
+    g = oh.make_graph(nodes, "g", [oh.make_tensor_value_info("x", onnx.TensorProto.FLOAT, [4])],
+                      [oh.make_tensor_value_info("y", onnx.TensorProto.FLOAT, [4])])
+    return oh.make_model(g, opset_imports=[oh.make_opsetid("", 17)])
+
+
+def square_tanh_library():
+    """A model whose function lib.sq_tanh(v) = Tanh(v * v)."""
+    fn = oh.make_function("lib", "sq_tanh", ["v"], ["r"],
+                          [oh.make_node("Mul", ["v", "v"], ["s"]),
+                           oh.make_node("Tanh", ["s"], ["r"])],
+                          [oh.make_opsetid("", 17)])
+    g = oh.make_graph([oh.make_node("sq_tanh", ["x"], ["y"], domain="lib")], "g",
+                      [oh.make_tensor_value_info("x", onnx.TensorProto.FLOAT, [4])],
+                      [oh.make_tensor_value_info("y", onnx.TensorProto.FLOAT, [4])])
+    return oh.make_model(g, functions=[fn],
+                         opset_imports=[oh.make_opsetid("", 17), oh.make_opsetid("lib", 1)])
+
+
+def test_functions_from_a_library_are_outlined(tmp_path):
+    x = np.array([-2, -0.5, 0.5, 3], np.float32)
+    want = -np.tanh(x * x)
+    path = tmp_path / "lib.onnx"
+    onnx.save(square_tanh_library(), str(path))
+    # The library as a path and as a ModelProto.
+    for library in (str(path), square_tanh_library()):
+        out = oxs.optimize(square_tanh_model(), ["outline", "dce"], verify="equality",
+                           functions=library)
+        assert ops(out) == ["sq_tanh", "Neg"]
+        assert [(f.domain, f.name) for f in out.functions] == [("lib", "sq_tanh")]
+        assert out.opset_imports.get("lib") == 1
+        np.testing.assert_allclose(oxs.run(out, {"x": x})["y"], want, rtol=1e-6)
+        onnx.checker.check_model(onnx.load_from_string(out.to_bytes()), full_check=True)
+    # Without the library nothing matches (the model has no functions of its own).
+    assert ops(oxs.optimize(square_tanh_model(), ["outline", "dce"])) == ["Mul", "Tanh", "Neg"]
+
+
+def test_functions_without_the_outline_pass_is_a_clear_error():
+    with pytest.raises(ValueError, match="functions= gives functions to the outline pass"):
+        oxs.optimize(square_tanh_model(), ["cse"], functions=square_tanh_library())

@@ -158,6 +158,41 @@ TEST(CsePass, MergesSameComputationsOnly) {
   EXPECT_EQ(ops(m), "Relu,LeakyRelu,LeakyRelu,Add,Add,Add,RandomNormalLike,RandomNormalLike,Add");
 }
 
+TEST(CsePass, ComparesTensorAndTypeAttributes) {
+  // Constants: equal tensors merge, a different one stays. Optional with
+  // no input: the type attribute alone says what it makes.
+  ir::Model m;
+  m.opset_imports.push_back({"", 17});
+  ir::Graph& g = *m.graph;
+  auto constant = [&](std::vector<float> v) {
+    ir::Node* n = g.create_node("Constant", {});
+    n->set_attr(ir::Attr::of_tensor("value", std::make_shared<ir::Tensor>(ir::Tensor::from<float>(
+                                                 ir::DataType::Float, {int64_t(v.size())}, v))));
+    return n->output(0);
+  };
+  auto optional = [&](ir::Type element) {
+    ir::Node* n = g.create_node("Optional", {});
+    ir::Attr a;
+    a.name = "type";
+    a.type = ir::AttrType::TypeProto;
+    a.tp = std::move(element);
+    n->set_attr(std::move(a));
+    g.add_output(n->output(0));
+  };
+  ir::Value* c1 = constant({1, 2});
+  ir::Value* c2 = constant({1, 2});
+  ir::Value* c3 = constant({1, 3});
+  ir::Value* s = g.create_node("Add", std::vector<ir::Value*>{c1, c2})->output(0);
+  g.add_output(g.create_node("Add", std::vector<ir::Value*>{s, c3})->output(0));
+  optional(ir::Type::tensor(ir::DataType::Float));
+  optional(ir::Type::sequence(ir::Type::tensor(ir::DataType::Float)));
+  auto stats = optimize(m, {"cse"}, "");
+  EXPECT_EQ(applied(stats, "cse"), 1u);
+  EXPECT_EQ(ops(m), "Constant,Constant,Add,Add,Optional,Optional");
+  ir::Node* add = g.first_node()->next()->next();
+  EXPECT_EQ(add->input(0), add->input(1));
+}
+
 TEST(ChainsPass, CollapsesTransposeReshapeCast) {
   auto m = parse_model(R"(<ir_version: 8, opset_import: ["" : 17]>
     g (float[2,3,4] x, int32[5] i) => (float[2,3,4] y, float[24] z, float[5] w, float[4,2,3] v)

@@ -165,13 +165,7 @@ int run_opt(const OptArgs& args) {
   if (!args.functions.empty()) {
     // The outline passes also use these functions as patterns.
     auto library = std::make_shared<const ir::Model>(onnx::load(args.functions));
-    size_t outlines = 0;
-    for (auto& p : passes) {
-      if (p->name() != "outline") continue;
-      p = rewrite::make_outline_pass({}, library);
-      ++outlines;
-    }
-    if (outlines == 0) {
+    if (rewrite::give_functions_to_outline(passes, library) == 0) {
       throw Error(ErrorKind::Usage,
                   "--functions gives functions to the outline pass; add it: --passes outline,dce");
     }

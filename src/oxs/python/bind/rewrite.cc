@@ -9,6 +9,7 @@
 #include "oxs/python/bind/bind.h"
 #include "oxs/rewrite/core/clone.h"
 #include "oxs/rewrite/passes/manager.h"
+#include "oxs/rewrite/passes/standard.h"
 
 using namespace pybind11::literals;
 
@@ -62,11 +63,22 @@ void bind_rewrite(py::module_& m) {
       "optimize",
       [](py::handle model, const std::optional<std::vector<std::string>>& passes,
          const std::string& verify, const py::dict& inputs, uint64_t seed,
-         const std::map<std::string, int64_t>& dims, bool bisect, bool verify_ir) {
+         const std::map<std::string, int64_t>& dims, bool bisect, bool verify_ir,
+         py::handle functions) {
         ModelPtr src = model_of(model);
         std::vector<std::unique_ptr<rewrite::Pass>> list;
         for (const auto& spec : passes ? *passes : rewrite::default_pipeline()) {
           list.push_back(rewrite::make_pass_from_spec(spec, "optimize(passes=...)"));
+        }
+        if (!functions.is_none()) {
+          // A copy: the passes run without the GIL, and Python keeps the original.
+          auto library =
+              std::make_shared<const ir::Model>(rewrite::clone_model(*model_of(functions)));
+          if (rewrite::give_functions_to_outline(list, library) == 0) {
+            throw Error(ErrorKind::Usage,
+                        "optimize: functions= gives functions to the outline pass, which is not "
+                        "among the passes; add it: passes=['outline', 'dce']");
+          }
         }
         rewrite::PipelineOptions o;
         if (!verify.empty()) o.verify = rewrite::VerifySpec::parse(verify);
@@ -86,7 +98,8 @@ void bind_rewrite(py::module_& m) {
         for (const auto& s : stats) py_stats.append(stats_to_python(s));
         return py::make_tuple(wrap_model(std::move(out)), py_stats);
       },
-      "model"_a, "passes"_a, "verify"_a, "inputs"_a, "seed"_a, "dims"_a, "bisect"_a, "verify_ir"_a);
+      "model"_a, "passes"_a, "verify"_a, "inputs"_a, "seed"_a, "dims"_a, "bisect"_a, "verify_ir"_a,
+      "functions"_a);
 }
 
 }  // namespace oxs::python

@@ -3,6 +3,7 @@
     optimized = oxs.optimize(model)                       # the default pipeline
     optimized = oxs.optimize(model, ["fold", "cse", "dce"], verify="equality")
     optimized, stats = oxs.optimize(model, return_stats=True)
+    optimized = oxs.optimize(model, ["outline", "dce"], functions="lib.onnx")
     oxs.list_passes()        # {name: one-line summary}
     oxs.default_pipeline()   # the pass names optimize runs by default
 """
@@ -44,7 +45,8 @@ def _inputs(inputs) -> dict:
 
 
 def optimize(model, passes=None, verify=None, inputs=None, *, seed: int = 0, dims=None,
-             bisect: bool = True, verify_ir: bool = False, return_stats: bool = False):
+             bisect: bool = True, verify_ir: bool = False, functions=None,
+             return_stats: bool = False):
     """Runs a pass pipeline on a copy of `model` (an oxs.Model, an
     onnx.ModelProto or a path) and returns the optimized oxs.Model; the
     model given is not changed.
@@ -60,6 +62,10 @@ def optimize(model, passes=None, verify=None, inputs=None, *, seed: int = 0, dim
         archive whose arrays are named like the inputs; inputs not given are
         random (seeded by `seed`; `dims` gives sizes of symbolic dims).
     verify_ir: check the IR after every pass (default: once at the end).
+    functions: a model (oxs.Model, onnx.ModelProto or path) whose functions
+        the outline pass also looks for: a subgraph computing one becomes a
+        call of it, and the function is added to the model when first used
+        (`oxs opt --functions LIB.onnx`). The passes must include "outline".
     return_stats: return (model, stats), stats a list with one dict per
         pass: pass, nodes_before, nodes_after, applications (per rule),
         total_applications, seconds, cap_reached, notes.
@@ -69,9 +75,10 @@ def optimize(model, passes=None, verify=None, inputs=None, *, seed: int = 0, dim
     if verify is not None and not isinstance(verify, str):
         raise TypeError("optimize: verify is a string such as 'equality'")
     m = _model(model)
+    library = None if functions is None else _model(functions)
     out, stats = _core.optimize(m, None if passes is None else list(passes), verify or "",
                                 _inputs(inputs), int(seed), dict(dims or {}), bool(bisect),
-                                bool(verify_ir))
+                                bool(verify_ir), library)
     return (out, stats) if return_stats else out
 
 

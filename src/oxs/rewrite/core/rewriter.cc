@@ -5,6 +5,7 @@
 #include "oxs/infer/infer.h"
 #include "oxs/ir/error.h"
 #include "oxs/ir/printer.h"
+#include "oxs/rewrite/core/op_index.h"
 
 namespace oxs::rewrite {
 
@@ -98,6 +99,7 @@ ir::Node* Rewriter::create_node(ir::Node& pos, std::string op_type, std::vector<
   }
   ir::Node* n = g.insert_before(&pos, std::move(node));
   ++nodes_created_;
+  if (op_index_) op_index_->added(*n);
   infer(*n);
   if (recording_ && in_application_) created_.push_back(n);
   if (listener_) listener_->node_created(*n);
@@ -147,6 +149,7 @@ void Rewriter::replace_all_uses(ir::Value* from, ir::Value* to) {
     node->output(0)->set_type(from->type());
     ir::Node* n = pos ? g->insert_after(pos, std::move(node)) : g->append(std::move(node));
     ++nodes_created_;
+    if (op_index_) op_index_->added(*n);
     if (recording_ && in_application_) created_.push_back(n);
     if (listener_) listener_->node_created(*n);
     out = n->output(0);
@@ -162,11 +165,20 @@ void Rewriter::set_input(ir::Node& n, size_t i, ir::Value* v) {
 }
 
 void Rewriter::set_attr(ir::Node& n, ir::Attr a) {
+  std::vector<const ir::Graph*> subs;
+  if (a.g) subs.push_back(a.g.get());
+  for (const auto& g : a.graphs) subs.push_back(g.get());
   n.set_attr(std::move(a));
+  // The nodes of a replaced subgraph stay counted (high is safe).
+  if (op_index_ && !subs.empty()) {
+    for (const ir::Graph* g : subs) op_index_->added_graph(*g);
+    op_index_->make_inexact();
+  }
   if (listener_) listener_->node_changed(n);
 }
 
 void Rewriter::changed(ir::Node& n) {
+  if (op_index_) op_index_->changed(n);
   if (listener_) listener_->node_changed(n);
 }
 
@@ -183,6 +195,7 @@ const ir::Function& Rewriter::ensure_function(
   if (const ir::Function* f = model_.find_function(domain, name)) return *f;
   ir::Function& f = model_.functions.push_back(make());
   function_of_[f.body.get()] = &f;
+  if (op_index_) op_index_->added_graph(*f.body);
   if (!ir::find_opset(model_.opset_imports, domain)) model_.opset_imports.push_back({domain, 1});
   return f;
 }
@@ -191,6 +204,8 @@ size_t Rewriter::remove_functions_if(const std::function<bool(const ir::Function
   size_t n =
       model_.functions.erase_if([&](const std::unique_ptr<ir::Function>& f) { return unused(*f); });
   if (n) {
+    // Their bodies' nodes are freed now, unmarked.
+    if (op_index_) op_index_->make_inexact();
     function_of_.clear();
     for (const auto& f : model_.functions) function_of_[f->body.get()] = f.get();
   }
@@ -208,6 +223,7 @@ void Rewriter::erase(ir::Node& n) {
     if (a.g) count(*a.g);
     for (const auto& sub : a.graphs) count(*sub);
   }
+  if (op_index_) op_index_->erased(n);
   ir::Graph* g = n.graph();
   g->remove(&n);
   nodes_erased_ += 1 + inner;
@@ -217,6 +233,7 @@ void Rewriter::erase(ir::Node& n) {
 void Rewriter::collect_garbage() {
   std::sort(dirty_graphs_.begin(), dirty_graphs_.end());
   dirty_graphs_.erase(std::unique(dirty_graphs_.begin(), dirty_graphs_.end()), dirty_graphs_.end());
+  if (op_index_ && !dirty_graphs_.empty()) op_index_->drop_erased();
   for (ir::Graph* g : dirty_graphs_) g->collect_garbage();
   dirty_graphs_.clear();
 }

@@ -26,6 +26,8 @@ class Inferencer;
 
 namespace oxs::rewrite {
 
+class OpIndex;
+
 // Sees every change made through a Rewriter.
 class RewriteListener {
  public:
@@ -54,6 +56,10 @@ class Rewriter {
 
   ir::Model& model() { return model_; }
   void set_listener(RewriteListener* l) { listener_ = l; }
+  // The op-type index, kept up to date through this rewriter's changes (the
+  // pass manager's, shared by the passes of a pipeline); may be null.
+  void set_op_index(OpIndex* index) { op_index_ = index; }
+  const OpIndex* op_index() const { return op_index_; }
 
   // ---- applications ----
   // Refuse applications after the first `n` (nullopt: no limit).
@@ -123,6 +129,7 @@ class Rewriter {
 
   ir::Model& model_;
   RewriteListener* listener_ = nullptr;
+  OpIndex* op_index_ = nullptr;
   std::unique_ptr<infer::Inferencer> inferencer_;
   std::unordered_map<const ir::Graph*, const ir::Function*> function_of_;
   std::optional<size_t> budget_;

@@ -1,9 +1,12 @@
 #include "oxs/rewrite/driver/greedy.h"
 
+#include "oxs/rewrite/core/op_index.h"
 #include "oxs/rewrite/driver/pointer_set.h"
 
 #include <algorithm>
 #include <deque>
+#include <functional>
+#include <optional>
 #include <string_view>
 #include <unordered_map>
 
@@ -38,22 +41,41 @@ struct StringHash {
 };
 using RuleIndex = std::unordered_map<std::string, std::vector<Rule*>, StringHash, std::equal_to<>>;
 
-// The nodes to visit: first every candidate in graph order (a plain vector:
+// The nodes to visit: first every candidate in graph order, or in the
+// op-type index's order (the order of its walk, then of creation) (a plain vector:
 // no set operation per node, which on a large graph is a cache miss each),
 // then the nodes re-queued by changes, first in first out, each once while
 // queued. A re-queued node may also be still ahead in the first sweep; it is
 // then visited twice, which a rule that no longer applies costs little.
+// Only nodes that some rule can start from are queued (`wanted`); a node no
+// rule starts from would be popped for nothing, after a set insert and erase
+// each a cache miss on a large graph. Nodes re-queued during the first sweep
+// wait in a plain vector until it ends, and those erased meanwhile (on a
+// chain of rewrites, most) never reach the set; the order is the same.
 class Worklist : public RewriteListener {
  public:
-  explicit Worklist(std::vector<ir::Node*> initial) : initial_(std::move(initial)) {}
+  Worklist(std::vector<ir::Node*> initial, std::function<bool(const ir::Node&)> wanted)
+      : initial_(std::move(initial)), wanted_(std::move(wanted)) {}
   void push(ir::Node& n) {
-    if (n.is_erased()) return;
-    if (queued_.insert(&n)) queue_.push_back(&n);
+    if (n.is_erased() || !wanted_(n)) return;
+    if (!swept_) {
+      deferred_.push_back(&n);
+    } else if (queued_.insert(&n)) {
+      queue_.push_back(&n);
+    }
   }
   ir::Node* pop() {
     while (next_ < initial_.size()) {
       ir::Node* n = initial_[next_++];
       if (!n->is_erased()) return n;
+    }
+    if (!swept_) {
+      // (Erased nodes keep their memory until the pass ends.)
+      swept_ = true;
+      for (ir::Node* n : deferred_) {
+        if (!n->is_erased() && queued_.insert(n)) queue_.push_back(n);
+      }
+      deferred_ = {};
     }
     while (!queue_.empty()) {
       ir::Node* n = queue_.front();
@@ -88,7 +110,10 @@ class Worklist : public RewriteListener {
 
  private:
   std::vector<ir::Node*> initial_;
+  std::function<bool(const ir::Node&)> wanted_;
   size_t next_ = 0;
+  bool swept_ = false;
+  std::vector<ir::Node*> deferred_;
   std::deque<ir::Node*> queue_;
   PointerSet queued_;
 };
@@ -134,12 +159,29 @@ DriverResult apply_rules(ir::Model& model, const std::vector<Rule*>& rules, Rewr
     return it == index.end() ? nullptr : &it->second;
   };
 
-  std::vector<ir::Node*> nodes = all_nodes(model, options.recurse);
-  size_t cap = options.max_applications ? options.max_applications : nodes.size() * 10 + 1000;
-  if (any_op.empty()) {
-    std::erase_if(nodes, [&](const ir::Node* n) { return candidates(*n) == nullptr; });
+  // With the pipeline's op-type index: nothing to do when no node can start
+  // a rule, else only the nodes of the rules' op types, without a walk.
+  std::optional<std::vector<ir::Node*>> indexed;
+  if (const OpIndex* index = rw.op_index(); index && any_op.empty()) {
+    std::vector<std::pair<std::string, std::string>> ops;
+    bool possible = false;
+    for (const Rule* r : ordered) {
+      for (auto& op : r->root_ops()) {
+        possible = possible || index->may_have(r->root_domain(), op);
+        ops.emplace_back(r->root_domain(), std::move(op));
+      }
+    }
+    if (!possible) return result;
+    indexed = index->nodes_of(ops);
   }
-  Worklist work(std::move(nodes));
+  size_t model_nodes = indexed ? rw.op_index()->total() : 0;
+  std::vector<ir::Node*> nodes = indexed ? std::move(*indexed) : all_nodes(model, options.recurse);
+  if (!indexed) model_nodes = nodes.size();
+  size_t cap = options.max_applications ? options.max_applications : model_nodes * 10 + 1000;
+  auto wanted = [&](const ir::Node& n) { return !any_op.empty() || candidates(n) != nullptr; };
+  if (any_op.empty() && !indexed)
+    std::erase_if(nodes, [&](const ir::Node* n) { return !wanted(*n); });
+  Worklist work(std::move(nodes), wanted);
   rw.set_listener(&work);
   struct Reset {
     Rewriter& rw;

@@ -3,10 +3,12 @@
 // op type they start from, so a node is only offered to the rules that can
 // start at it (never a scan of the graph per rule). A worklist holds the
 // nodes to visit, first every node of the model in order (main graph,
-// subgraphs after their owner, then function bodies), then whatever a
-// rewrite created or changed, in the order it happened: the same input gives
-// the same output. Each node is offered to its rules in order of benefit,
-// then registration order. A cap on applications stops runaway rule sets.
+// subgraphs after their owner, then function bodies; in a pipeline, the
+// nodes of the rules' op types from the op-type index, in its order: that
+// of its walk, then of creation), then whatever a rewrite created or
+// changed, in the order it happened: the same input gives the same output. Each node is offered to
+// its rules in order of benefit, then registration order. A cap on applications stops runaway rule
+// sets.
 #pragma once
 
 #include <cstddef>

@@ -7,6 +7,7 @@
 
 #include "oxs/ir/verifier.h"
 #include "oxs/rewrite/core/clone.h"
+#include "oxs/rewrite/core/op_index.h"
 
 namespace oxs::rewrite {
 
@@ -68,7 +69,10 @@ std::vector<PassStats> run_pipeline(ir::Model& model,
     feeds = make_feeds(model, options.inputs);
     reference = run_model(model, feeds);
   }
-  size_t nodes = count_nodes(model);
+  // One walk indexes the nodes by op type; every pass's Rewriter keeps the
+  // index, so rule-set passes visit only nodes of their op types.
+  OpIndex index(model);
+  size_t nodes = index.initial_total();
   // Passes that changed the model since the IR was last checked.
   std::vector<std::string> unchecked;
   for (size_t i = 0; i < passes.size(); ++i) {
@@ -82,6 +86,7 @@ std::vector<PassStats> run_pipeline(ir::Model& model,
     stats.nodes_before = nodes;
     auto t0 = std::chrono::steady_clock::now();
     Rewriter rw(model);
+    rw.set_op_index(&index);
     pass.run(model, rw, stats);
     rw.collect_garbage();
     stats.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -147,4 +147,15 @@ std::unique_ptr<Pass> make_outline_pass(const PassOptions& o,
   return std::make_unique<OutlinePass>(std::move(library));
 }
 
+size_t give_functions_to_outline(std::vector<std::unique_ptr<Pass>>& passes,
+                                 const std::shared_ptr<const ir::Model>& library) {
+  size_t outlines = 0;
+  for (auto& p : passes) {
+    if (p->name() != "outline") continue;
+    p = make_outline_pass({}, library);
+    ++outlines;
+  }
+  return outlines;
+}
+
 }  // namespace oxs::rewrite

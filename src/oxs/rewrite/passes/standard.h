@@ -3,6 +3,7 @@
 #pragma once
 
 #include <memory>
+#include <vector>
 
 #include "oxs/rewrite/passes/pass.h"
 
@@ -25,6 +26,11 @@ std::unique_ptr<Pass> make_outline_pass(const PassOptions& o);         // outlin
 // model when first used).
 std::unique_ptr<Pass> make_outline_pass(const PassOptions& o,
                                         std::shared_ptr<const ir::Model> library);
+// Replaces every outline pass of `passes` by one that also uses the
+// functions of `library` (`oxs opt --functions`, optimize(functions=));
+// returns how many there were (0: the library would go unused).
+size_t give_functions_to_outline(std::vector<std::unique_ptr<Pass>>& passes,
+                                 const std::shared_ptr<const ir::Model>& library);
 std::unique_ptr<Pass> make_fuse_attention_pass(const PassOptions& o);  // fuse_attention.cc
 std::unique_ptr<Pass> make_break_adds_pass(const PassOptions& o);      // break_adds.cc
 

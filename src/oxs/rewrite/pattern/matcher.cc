@@ -68,9 +68,22 @@ std::string compare_constant(const PatternValue& pv, const ir::Tensor& t) {
   return "";
 }
 
+// The solver's bookkeeping, kept from one match to the next on a thread:
+// matching runs once per candidate node, and allocating these each time
+// cost more than the matching of a small pattern.
+struct Scratch {
+  std::vector<std::pair<bool, int>> trail;
+  std::vector<char> bound_values;  // by value id
+  bool busy = false;
+};
+
 class Solver {
  public:
-  Solver(const Pattern& p, Match& m, std::string* why) : p_(p), m_(m), why_(why) {}
+  Solver(const Pattern& p, Match& m, std::string* why, Scratch& scratch)
+      : p_(p), m_(m), why_(why), trail_(scratch.trail), bound_values_(scratch.bound_values) {
+    trail_.clear();
+    bound_values_.assign(p_.values().size(), 0);
+  }
 
   struct Goal {
     bool is_node;
@@ -277,8 +290,8 @@ class Solver {
   const Pattern& p_;
   Match& m_;
   std::string* why_;
-  std::vector<std::pair<bool, int>> trail_;
-  std::vector<char> bound_values_ = std::vector<char>(p_.values().size());  // by value id
+  std::vector<std::pair<bool, int>>& trail_;
+  std::vector<char>& bound_values_;  // by value id
   size_t progress_ = 0;
   size_t best_ = 0;
 };
@@ -320,8 +333,18 @@ bool match_pattern(const Pattern& pattern, ir::Node& node, Match& match, std::st
   match.values.assign(pattern.values().size(), nullptr);
   match.nodes.assign(pattern.nodes().size(), nullptr);
   if (why) why->clear();
-  Solver s(pattern, match, why);
+  // A predicate that matches another pattern gets scratch of its own.
+  static thread_local Scratch shared;
+  Scratch local;
+  Scratch& scratch = shared.busy ? local : shared;
+  scratch.busy = true;
+  struct Release {
+    Scratch& s;
+    ~Release() { s.busy = false; }
+  } release{scratch};
+  Solver s(pattern, match, why, scratch);
   std::vector<Solver::Goal> goals;
+  goals.reserve(4);
   goals.push_back({true, pattern.root(), nullptr, &node, nullptr, 0});
   if (!s.solve(std::move(goals))) return false;
   if (options.require_internal_values_private) {

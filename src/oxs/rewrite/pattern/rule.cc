@@ -34,7 +34,7 @@ std::string PatternRule::root_domain() const {
 }
 
 bool PatternRule::try_apply(ir::Node& node, Rewriter& rw, std::string* why) {
-  Match m;
+  Match& m = match_;  // reused: no allocation per attempt
   if (!match_pattern(pattern_, node, m, why, options_)) return false;
   if (check_) {
     Verdict v = check_(m, rw);

@@ -100,6 +100,7 @@ class PatternRule : public Rule {
   CheckFn check_;
   RewriteFn rewrite_;
   MatchOptions options_;
+  Match match_;
 };
 
 // A rule written as a C++ function of the node (for rules that are not a
