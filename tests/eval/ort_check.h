@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -80,7 +81,9 @@ inline void check_against_ort(const ir::Model& model, const std::string& name,
                               const OrtCase& c = {}) {
   ASSERT_TRUE(fs::exists(kOrtDir / "node_modules/onnxruntime-node"))
       << "onnxruntime-node is missing: run scripts/install-deps";
-  fs::path dir = fs::path(::testing::TempDir()) / ("oxs_ort_" + name);
+  // The process id keeps concurrent test runs (several build trees) apart.
+  fs::path dir =
+      fs::path(::testing::TempDir()) / ("oxs_ort_" + std::to_string(::getpid()) + "_" + name);
   fs::remove_all(dir);
   fs::create_directories(dir / "in");
   std::string path = (dir / "model.onnx").string();
