@@ -23,6 +23,15 @@ std::vector<Value> run_ok(const ir::Model& m) {
   return s.run({});
 }
 
+// Elements of an integer tensor of at most 32 bits (exact as double), or
+// of an int64 one.
+std::vector<int64_t> ints_of(const Tensor& t) {
+  if (t.dtype() == DataType::Int64) return t.to_int_vector();
+  std::vector<int64_t> v;
+  for (int64_t i = 0; i < t.numel(); ++i) v.push_back(int64_t(t.get_as_double(i)));
+  return v;
+}
+
 ir::Attr a_str(const char* n, const char* v) {
   return ir::Attr::of_string(n, v);
 }
@@ -66,7 +75,7 @@ TEST(HostileFloatToInt, ResizeNearestOfInt64ExtremesKeepsThem) {
   c.attrs.push_back(a_str("coordinate_transformation_mode", "asymmetric"));
   c.attrs.push_back(a_str("nearest_mode", "floor"));
   std::vector<Value> out = run_ok(one_op_model(std::move(c)));
-  EXPECT_EQ(out[0].tensor().to_int_vector(), (std::vector<int64_t>{kMax, kMax, kMin, kMin}));
+  EXPECT_EQ(ints_of(out[0].tensor()), (std::vector<int64_t>{kMax, kMax, kMin, kMin}));
 }
 
 // Cubic weights overshoot: an int8 step 0, 0, 127, 127 interpolates past 127
@@ -136,7 +145,7 @@ TEST(HostileFloatToInt, MaxPoolInt8WindowInThePaddingGivesTheLowestValue) {
     ASSERT_EQ(y.dims(), (Dims{1, 1, 3, 3}));
     std::vector<int64_t> want(9, dt == DataType::Int8 ? -128 : 0);
     want[4] = 5;
-    EXPECT_EQ(y.to_int_vector(), want) << ir::dtype_name(dt);
+    EXPECT_EQ(ints_of(y), want) << ir::dtype_name(dt);
   }
 }
 
@@ -150,9 +159,9 @@ TEST(HostileFloatToInt, ShrinkOfIntegersClampsAndRefusesANanBias) {
     return one_op_model(std::move(c));
   };
   std::vector<Value> out = run_ok(shrink(-1e30f));
-  EXPECT_EQ(out[0].tensor().to_int_vector(), (std::vector<int64_t>{127, 0, -128}));
+  EXPECT_EQ(ints_of(out[0].tensor()), (std::vector<int64_t>{127, 0, -128}));
   out = run_ok(shrink(50.0f));  // in range: unchanged numerics
-  EXPECT_EQ(out[0].tensor().to_int_vector(), (std::vector<int64_t>{50, 0, -50}));
+  EXPECT_EQ(ints_of(out[0].tensor()), (std::vector<int64_t>{50, 0, -50}));
   expect_error(shrink(NAN), {"hostile", "bias is nan", "int8"});
 }
 
@@ -168,7 +177,7 @@ TEST(HostileFloatToInt, ReduceMeanOfInt8OverMoreThan127Elements) {
   // The sum wraps in int8 as the kernel accumulates: (127 + 255 * 3) mod 256.
   int sum = 127;
   for (int i = 1; i < 256; ++i) sum = int8_t(sum + 3);
-  EXPECT_EQ(out[0].tensor().to_int_vector(), (std::vector<int64_t>{sum / 256}));
+  EXPECT_EQ(ints_of(out[0].tensor()), (std::vector<int64_t>{sum / 256}));
 }
 
 // log(0) is -inf, the log of a negative sum NaN: no int32 value. Clamped to
@@ -179,11 +188,30 @@ TEST(HostileFloatToInt, ReduceLogSumOfIntegersWithoutALogarithm) {
     c.attrs.push_back(a_int("keepdims", 0));
     c.opset = 13;
     std::vector<Value> out = run_ok(one_op_model(std::move(c)));
-    return out[0].tensor().to_int_vector();
+    return ints_of(out[0].tensor());
   };
   EXPECT_EQ(log_sum({0, 0}), (std::vector<int64_t>{std::numeric_limits<int32_t>::min()}));
   EXPECT_EQ(log_sum({-5, 1}), (std::vector<int64_t>{0}));
   EXPECT_EQ(log_sum({3, 5}), (std::vector<int64_t>{2}));  // log(8) = 2.08
+}
+
+// clip bounds the gates' inputs to [-clip, clip]: a negative or NaN clip
+// has no such interval (std::clamp's precondition).
+TEST(HostileFloatToInt, RnnClipMustBeANonNegativeNumber) {
+  for (float clip : {-1.0f, NAN}) {
+    OpCase c{"RNN", {ones({1, 1, 2}), ones({1, 3, 2}), ones({1, 3, 3})}};
+    c.attrs.push_back(a_int("hidden_size", 3));
+    c.attrs.push_back(ir::Attr::of_float("clip", clip));
+    expect_error(one_op_model(std::move(c)), {"hostile", "attribute 'clip'", ">= 0"});
+  }
+  OpCase ok{"RNN", {ones({1, 1, 2}), ones({1, 3, 2}), ones({1, 3, 3})}};
+  ok.attrs.push_back(a_int("hidden_size", 3));
+  ok.attrs.push_back(ir::Attr::of_float("clip", 0.5f));
+  std::vector<Value> out = run_ok(one_op_model(std::move(ok)));
+  // tanh(clip(1 + 1)) = tanh(0.5) for every hidden unit.
+  for (int64_t i = 0; i < 3; ++i) {
+    EXPECT_FLOAT_EQ(out[0].tensor().data<float>()[i], std::tanh(0.5f));
+  }
 }
 
 }  // namespace
