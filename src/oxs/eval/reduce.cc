@@ -123,16 +123,7 @@ Tensor reduce_tensor(KernelContext& ctx, const Tensor& x) {
     T* po = out.mutable_data<T>();
     for (int64_t i = 0; i < on; ++i) {
       A r = acc[i];
-      if constexpr (K == Red::Mean) {
-        if constexpr (std::is_integral_v<A>) {
-          // Divided in 64 bits: the count need not fit A (an int8 mean of
-          // 256 elements divided by int8(256) == 0).
-          using W = std::conditional_t<std::is_signed_v<A>, int64_t, uint64_t>;
-          r = count ? A(W(r) / W(count)) : A(0);
-        } else {
-          r = count ? A(r / A(count)) : A(0);
-        }
-      }
+      if constexpr (K == Red::Mean) r = count ? A(r / A(count)) : A(0);
       if constexpr (K == Red::L2) r = to_acc(std::sqrt(double(r)));
       if constexpr (K == Red::LogSum) r = to_acc(std::log(double(r)));
       if constexpr (K == Red::LogSumExp) r = to_acc(std::log(double(r)) + double(mx[i]));
