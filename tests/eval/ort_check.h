@@ -17,6 +17,8 @@
 #include <string>
 #include <vector>
 
+#include <unistd.h>
+
 #include "oxs/eval/npy.h"
 #include "oxs/eval/session.h"
 #include "oxs/eval/summary.h"
@@ -80,7 +82,10 @@ inline void check_against_ort(const ir::Model& model, const std::string& name,
                               const OrtCase& c = {}) {
   ASSERT_TRUE(fs::exists(kOrtDir / "node_modules/onnxruntime-node"))
       << "onnxruntime-node is missing: run scripts/install-deps";
-  fs::path dir = fs::path(::testing::TempDir()) / ("oxs_ort_" + name);
+  // The process id keeps concurrent runs apart (several checkouts testing at
+  // once on one machine removed each other's files under a fixed name).
+  fs::path dir =
+      fs::path(::testing::TempDir()) / ("oxs_ort_" + std::to_string(::getpid()) + "_" + name);
   fs::remove_all(dir);
   fs::create_directories(dir / "in");
   std::string path = (dir / "model.onnx").string();
