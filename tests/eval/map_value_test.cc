@@ -5,6 +5,7 @@
 // there is no second oracle here.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <functional>
 #include <map>
 
@@ -213,6 +214,21 @@ TEST(MapValue, CastMapDenseOrdersByKey) {
                     [](ir::Node* n) { n->set_attr(ir::Attr::of_string("cast_to", "TO_INT64")); });
   j = 0;
   for (auto [k, v] : sorted) EXPECT_EQ(yi.tensor().data<int64_t>()[j++], int64_t(v));
+}
+
+// A NaN or huge float value has no int64: converting it was undefined
+// behaviour; it is an error naming the node.
+TEST(MapValue, CastMapOfANanOrHugeValueToInt64IsAnError) {
+  for (float bad : {NAN, 1e30f, -INFINITY}) {
+    Tensor keys = vec<int64_t>(DataType::Int64, {1, 2});
+    Tensor vals = vec<float>(DataType::Float, {2.0f, bad});
+    std::string t = error_of([&] {
+      run_ml("CastMap", Value::map(keys, vals), kMapI64F,
+             [](ir::Node* n) { n->set_attr(ir::Attr::of_string("cast_to", "TO_INT64")); });
+    });
+    EXPECT_NE(t.find("a map value cast to int64 is"), std::string::npos) << t;
+    EXPECT_NE(t.find("@node_CastMap"), std::string::npos) << t;
+  }
 }
 
 TEST(MapValue, CastMapSparsePlacesValuesAtTheirKeys) {

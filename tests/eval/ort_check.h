@@ -6,7 +6,6 @@
 
 #include <gtest/gtest.h>
 
-#include <unistd.h>
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -17,6 +16,8 @@
 #include <random>
 #include <string>
 #include <vector>
+
+#include <unistd.h>
 
 #include "oxs/eval/npy.h"
 #include "oxs/eval/session.h"
@@ -81,7 +82,8 @@ inline void check_against_ort(const ir::Model& model, const std::string& name,
                               const OrtCase& c = {}) {
   ASSERT_TRUE(fs::exists(kOrtDir / "node_modules/onnxruntime-node"))
       << "onnxruntime-node is missing: run scripts/install-deps";
-  // The process id keeps concurrent test runs (several build trees) apart.
+  // The process id keeps concurrent runs apart (several checkouts testing at
+  // once on one machine removed each other's files under a fixed name).
   fs::path dir =
       fs::path(::testing::TempDir()) / ("oxs_ort_" + std::to_string(::getpid()) + "_" + name);
   fs::remove_all(dir);

@@ -5,6 +5,7 @@
 
 #include "oxs/eval/fast/fast_kernels.h"
 #include "oxs/eval/kernel_util.h"
+#include "oxs/eval/validate/checked.h"
 
 namespace oxs::eval {
 
@@ -138,11 +139,24 @@ void thresholded_relu_k(KernelContext& ctx) {
 void shrink_k(KernelContext& ctx) {
   float bias = ctx.attr_float("bias", 0.0f);
   float lambd = ctx.attr_float("lambd", 0.5f);
+  if (std::isnan(bias) && ir::is_integer(ctx.tensor(0).dtype())) {
+    ctx.fail("bias is nan; a " + std::string(ir::dtype_name(ctx.tensor(0).dtype())) +
+             " tensor cannot hold x - bias");
+  }
   unary_arith(ctx, [&](auto v) -> decltype(v) {
     using C = decltype(v);
     double d = static_cast<double>(v);
-    if (d < -lambd) return static_cast<C>(d + bias);
-    if (d > lambd) return static_cast<C>(d - bias);
+    // Integers: x +- bias past the type's range (bias 1e30) is clamped to
+    // it; a plain conversion would be undefined.
+    auto to_c = [](double r) {
+      if constexpr (std::is_integral_v<C>) {
+        return saturate_to<C>(r);
+      } else {
+        return static_cast<C>(r);
+      }
+    };
+    if (d < -lambd) return to_c(d + bias);
+    if (d > lambd) return to_c(d - bias);
     return C(0);
   });
 }

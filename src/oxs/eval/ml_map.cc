@@ -9,6 +9,7 @@
 #include <unordered_map>
 
 #include "oxs/eval/kernel.h"
+#include "oxs/eval/validate/checked.h"
 
 namespace oxs::eval {
 namespace {
@@ -139,7 +140,9 @@ struct CastMapValue {
     ctx.fail("map value \"" + s + "\" is not a number");
   }
   int64_t to_int(int64_t i) const {
-    if (vals.dtype() == DataType::Float) return static_cast<int64_t>(vals.data<float>()[i]);
+    if (vals.dtype() == DataType::Float) {
+      return checked_to_int64(ctx, vals.data<float>()[i], "a map value cast to int64");
+    }
     const std::string& s = vals.strings()[size_t(i)];
     try {
       size_t used = 0;

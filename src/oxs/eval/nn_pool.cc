@@ -91,7 +91,13 @@ void pool_k(KernelContext& ctx) {
           res = div ? acc / double(div) : 0;
         }
         if constexpr (K == Pool::Lp) res = std::pow(acc, 1.0 / p);
-        po[plane * P + o] = T(C(res));
+        if constexpr (std::is_integral_v<C>) {
+          // A window wholly in the padding has no element: -inf for floats,
+          // the type's lowest value for int8/uint8 (converting -inf is UB).
+          po[plane * P + o] = T(saturate_to<C>(res));
+        } else {
+          po[plane * P + o] = T(C(res));
+        }
         if (idx_out) {
           int64_t flat = best < 0 ? 0 : best;
           if (storage_order == 1 && r == 2) {  // column-major index within the plane

@@ -84,6 +84,16 @@ Tensor reduce_tensor(KernelContext& ctx, const Tensor& x) {
       }
       mx = m;
     }
+    // A double result as the accumulator type. For integers, log(0) is -inf,
+    // the log or root of a wrapped negative sum is NaN: clamped to the
+    // type's range, NaN as 0 (a plain conversion of either is undefined).
+    auto to_acc = [](double d) -> A {
+      if constexpr (std::is_integral_v<A>) {
+        return saturate_to<A>(d);
+      } else {
+        return A(d);
+      }
+    };
     auto step = [&](A r, A v, int64_t out_index) -> A {
       if constexpr (K == Red::Sum || K == Red::Mean || K == Red::LogSum) return wrap_add(r, v);
       if constexpr (K == Red::Prod) return wrap_mul(r, v);
@@ -91,7 +101,9 @@ Tensor reduce_tensor(KernelContext& ctx, const Tensor& x) {
       if constexpr (K == Red::Min) return nan_min(r, v);
       if constexpr (K == Red::L1) return wrap_add(r, v < 0 ? wrap_sub(A(0), v) : v);
       if constexpr (K == Red::L2 || K == Red::SumSquare) return wrap_add(r, wrap_mul(v, v));
-      if constexpr (K == Red::LogSumExp) return r + A(std::exp(double(v) - double(mx[out_index])));
+      if constexpr (K == Red::LogSumExp) {
+        return r + to_acc(std::exp(double(v) - double(mx[out_index])));
+      }
       (void)out_index;
       return r;
     };
@@ -112,9 +124,9 @@ Tensor reduce_tensor(KernelContext& ctx, const Tensor& x) {
     for (int64_t i = 0; i < on; ++i) {
       A r = acc[i];
       if constexpr (K == Red::Mean) r = count ? A(r / A(count)) : A(0);
-      if constexpr (K == Red::L2) r = A(std::sqrt(double(r)));
-      if constexpr (K == Red::LogSum) r = A(std::log(double(r)));
-      if constexpr (K == Red::LogSumExp) r = A(std::log(double(r)) + double(mx[i]));
+      if constexpr (K == Red::L2) r = to_acc(std::sqrt(double(r)));
+      if constexpr (K == Red::LogSum) r = to_acc(std::log(double(r)));
+      if constexpr (K == Red::LogSumExp) r = to_acc(std::log(double(r)) + double(mx[i]));
       po[i] = T(C(r));
     }
     result = std::move(out);

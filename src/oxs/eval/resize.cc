@@ -167,6 +167,9 @@ Tensor resize(const KernelContext& ctx, const Tensor& x, const Dims& od,
               const ResizeParams& p) {
   size_t r = x.rank();
   Tensor out(x.dtype(), od);  // checks the size before any per-coordinate tables
+  // Nothing to compute; an empty output may still have a huge axis (sizes
+  // [0, 2^62]) whose tap table could not be allocated.
+  if (out.numel() == 0) return out;
   // Each output element sums over up to 4 taps per axis (cubic).
   int64_t taps_per = 1;
   for (size_t d = 0; d < r; ++d) {
@@ -218,7 +221,9 @@ Tensor resize(const KernelContext& ctx, const Tensor& x, const Dims& od,
         rec(rec, 0, 0, 1.0);
       }
       if constexpr (std::is_integral_v<C>) {
-        po[o] = T(C(std::nearbyint(acc)));
+        // Cubic overshoot, and int64 values rounded to double, can land
+        // past the type's range, where a plain conversion is undefined.
+        po[o] = T(saturate_to<C>(std::nearbyint(acc)));
       } else {
         po[o] = T(C(acc));
       }
@@ -251,6 +256,10 @@ void resize_k(KernelContext& ctx) {
     p.exclude_outside = ctx.attr_int("exclude_outside", 0) != 0;
     p.antialias = ctx.attr_int("antialias", 0) != 0;
     p.extrapolation = ctx.attr_float("extrapolation_value", 0.0f);
+    if (std::isnan(p.extrapolation) && ir::is_integer(x.dtype())) {
+      ctx.fail("extrapolation_value is nan; a " + std::string(ir::dtype_name(x.dtype())) +
+               " tensor cannot hold it");
+    }
     if (const Tensor* t = ctx.optional_tensor(1); t && t->numel() > 0) {
       Tensor d = cast_tensor(*t, DataType::Double);
       roi.assign(d.data<double>(), d.data<double>() + d.numel());
@@ -300,7 +309,8 @@ void resize_k(KernelContext& ctx) {
         od[d] = s[k];
         full_scales[d] = x.dim(d) ? double(s[k]) / double(x.dim(d)) : 1.0;
       } else {
-        od[d] = int64_t(std::round(common * double(x.dim(d))));
+        od[d] = checked_to_int64(ctx, std::round(common * double(x.dim(d))),
+                                 "an output size scaled by keep_aspect_ratio_policy");
         full_scales[d] = common;
       }
     }

@@ -130,6 +130,11 @@ void recurrent_k(KernelContext& ctx) {
   }
   bool has_clip = ctx.has_attr("clip");
   double clip = ctx.attr_float("clip", 0);
+  // std::clamp(v, -clip, clip) needs -clip <= clip (a negative or NaN clip
+  // breaks its precondition).
+  if (has_clip && !(clip >= 0)) {
+    ctx.fail("attribute 'clip' is " + number_text(clip) + "; it must be a number >= 0");
+  }
   auto clipped = [&](double v) { return has_clip ? std::clamp(v, -clip, clip) : v; };
   bool lbr = ctx.attr_int("linear_before_reset", 0) != 0;
   bool input_forget = ctx.attr_int("input_forget", 0) != 0;

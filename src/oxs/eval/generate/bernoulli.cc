@@ -5,6 +5,7 @@
 #include <random>
 
 #include "oxs/eval/kernel_util.h"
+#include "oxs/eval/validate/checked.h"
 
 namespace oxs::eval {
 
@@ -13,8 +14,10 @@ namespace {
 void bernoulli_k(KernelContext& ctx) {
   const Tensor& x = ctx.tensor(0);
   const Tensor p = cast_tensor(x, DataType::Double);
-  std::mt19937_64 gen(ctx.has_attr("seed") ? uint64_t(int64_t(ctx.attr_float("seed", 0)))
-                                           : std::random_device{}());
+  std::mt19937_64 gen(
+      ctx.has_attr("seed")
+          ? uint64_t(checked_to_int64(ctx, ctx.attr_float("seed", 0), "attribute 'seed'"))
+          : std::random_device{}());
   std::uniform_real_distribution<double> u(0.0, 1.0);
   Tensor draws(DataType::Double, x.dims());
   for (int64_t i = 0; i < x.numel(); ++i) {

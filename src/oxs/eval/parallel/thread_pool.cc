@@ -1,6 +1,7 @@
 #include "oxs/eval/parallel/thread_pool.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace oxs::eval {
 
@@ -122,9 +123,10 @@ ScopedThreadPool::~ScopedThreadPool() {
 int parallel_threads(int64_t n, double cost) {
   ThreadPool* pool = t_pool;
   if (!pool || n < 2) return 1;
-  const double work = double(n) * cost;
-  const int64_t by_work = int64_t(work / kMinWorkPerThread);
-  return int(std::max<int64_t>(1, std::min<int64_t>({pool->threads(), n, by_work})));
+  // In double: n * cost may exceed int64 (converting it would be undefined).
+  const double by_work = double(n) * cost / kMinWorkPerThread;
+  const double most = double(std::min<int64_t>(pool->threads(), n));
+  return int(std::max(1.0, std::min(most, std::floor(by_work))));
 }
 
 void parallel_for(int64_t n, double cost, const std::function<void(int64_t, int64_t)>& fn) {

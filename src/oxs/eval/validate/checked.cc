@@ -1,5 +1,6 @@
 #include "oxs/eval/validate/checked.h"
 
+#include <charconv>
 #include <limits>
 
 #include "oxs/eval/kernel_util.h"
@@ -103,6 +104,20 @@ std::vector<int64_t> attr_ints_of_len(const KernelContext& ctx, const char* name
              " values; it must have " + std::to_string(n));
   }
   return v;
+}
+
+std::string number_text(double v) {
+  char buf[32];
+  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
+  return ec == std::errc() ? std::string(buf, end) : std::string("?");
+}
+
+int64_t checked_to_int64(const KernelContext& ctx, double v, const char* what) {
+  if (!fits_int64(v)) {
+    ctx.fail(std::string(what) + " is " + number_text(v) +
+             "; it must be a finite number within int64's range");
+  }
+  return static_cast<int64_t>(v);
 }
 
 double scalar_double(const KernelContext& ctx, const Tensor& t, const char* what) {

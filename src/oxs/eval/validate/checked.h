@@ -5,9 +5,12 @@
 // a buffer. Kernels call them before touching memory.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <initializer_list>
+#include <limits>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "oxs/eval/kernel.h"
@@ -48,6 +51,34 @@ int64_t attr_int_in(const KernelContext& ctx, const char* name, int64_t def, int
 // An ints attribute of exactly `n` entries, or `def` when absent.
 std::vector<int64_t> attr_ints_of_len(const KernelContext& ctx, const char* name, size_t n,
                                       std::vector<int64_t> def);
+
+// Floating-point values that become integers (a size from a scale, an index
+// from a coordinate, a seed from a float attribute): a C++ conversion of NaN,
+// an infinity or a value outside the integer type's range is undefined
+// behaviour, so each conversion goes through one of these.
+//
+// Whether `v` truncates to an int64 (NaN and infinities do not).
+inline bool fits_int64(double v) {
+  return v >= -0x1p63 && v < 0x1p63;
+}
+// `v` truncated toward zero (like a cast), or an error naming `what` and the
+// value when it is NaN, infinite or outside int64's range.
+int64_t checked_to_int64(const KernelContext& ctx, double v, const char* what);
+// `v` rounded by the caller, as the integer type I, clamped to I's range: for
+// kernels whose floating-point sums may land past an integer tensor's range
+// (interpolation overshoot, int64 values above 2^53). NaN gives 0.
+template <class I>
+I saturate_to(double v) {
+  static_assert(std::is_integral_v<I>);
+  if (std::isnan(v)) return I(0);
+  // The largest double below I's max + 1 (a power of two, exact as double).
+  constexpr double top = double(std::numeric_limits<I>::max() / 2 + 1) * 2;
+  if (v >= top) return std::numeric_limits<I>::max();
+  if (v <= double(std::numeric_limits<I>::lowest())) return std::numeric_limits<I>::lowest();
+  return static_cast<I>(v);
+}
+// `v` as shortest round-trip text ("nan", "inf", "1e+30") for messages.
+std::string number_text(double v);
 
 // The one element of a scalar-like input (numel must be 1) as double / int64.
 double scalar_double(const KernelContext& ctx, const Tensor& t, const char* what);
