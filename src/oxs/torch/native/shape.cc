@@ -25,14 +25,30 @@ std::vector<Var> expand(Context& cx) {
   if (!s || s->rank() > size.size()) cx.fail("expand to fewer dims than the input has");
   // Expand broadcasts: a 1 keeps the input's dim, which a dim that varies
   // with the dynamic dims must be (torch expands only size-1 dims).
+  // A size-1 dim expanded to a varying size (a class token expanded to the
+  // batch) reads that size from the graph input holding the dynamic dim.
   size_t off = size.size() - s->rank();
+  std::vector<Var> pieces;
+  std::vector<int64_t> run;
   for (size_t i = 0; i < size.size(); ++i) {
-    if (!cx.out().dim_varies(i)) continue;
-    if (i < off || (*s)[i - off].is_known())
-      cx.fail("expand to a size that varies with the dynamic dims");
-    size[i] = 1;
+    if (!cx.out().dim_varies(i)) {
+      run.push_back(size[i]);
+      continue;
+    }
+    if (i >= off && !(*s)[i - off].is_known()) {
+      run.push_back(1);
+      continue;
+    }
+    if (!run.empty()) pieces.push_back(cx.ints(run));
+    run.clear();
+    pieces.push_back(cx.input_dim(size[i]));
   }
-  return {cx.b.op("Expand", {x, cx.ints(size)})};
+  if (pieces.empty()) return {cx.b.op("Expand", {x, cx.ints(run)})};
+  if (!run.empty()) pieces.push_back(cx.ints(run));
+  Var shape = pieces.size() == 1
+                  ? pieces[0]
+                  : cx.b.op("Concat", pieces, attr_list(ir::Attr::of_int("axis", 0)));
+  return {cx.b.op("Expand", {x, shape})};
 }
 
 std::vector<Var> permute(Context& cx) {
