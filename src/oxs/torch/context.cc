@@ -163,6 +163,24 @@ Var Context::input_dim(int64_t example) const {
   return b.op("Gather", {shape, ints({axis})});
 }
 
+Var Context::output_shape() const {
+  const OutMeta& m = out(0);
+  std::vector<Var> pieces;
+  std::vector<int64_t> run;
+  for (size_t i = 0; i < m.dims.size(); ++i) {
+    if (!m.dim_varies(i)) {
+      run.push_back(m.dims[i]);
+      continue;
+    }
+    if (!run.empty()) pieces.push_back(ints(run));
+    run.clear();
+    pieces.push_back(input_dim(m.dims[i]));
+  }
+  if (!run.empty() || pieces.empty()) pieces.push_back(ints(run));
+  if (pieces.size() == 1) return pieces[0];
+  return b.op("Concat", pieces, attr_list(ir::Attr::of_int("axis", 0)));
+}
+
 Var Context::ints(const std::vector<int64_t>& v) const {
   return b.constant(std::vector<int64_t>(v));
 }
