@@ -36,7 +36,9 @@ section=$(mktemp)
   echo
   echo "torchvision models with random weights, input 1x3x224x224; transformer: nn.TransformerEncoder of 24 layers"
   echo "(d_model 512, 8 heads, feed-forward 2048, batch_first), input 1x128x512, traced around the eval fast path."
-  echo "torch.onnx.export of vit_b_16 and the transformer is run once (5-15 s each), the rest best of 3."
+  echo "torch.onnx.export of vit_b_16 and the transformer is run once (5-15 s each), the rest best of 3; it cannot export"
+  echo "their eval-mode attention fast path (aten::_native_multi_head_attention), so it exports them in train mode"
+  echo "(TrainingMode.PRESERVE; their dropouts are 0, the same computation)."
   echo
   echo "### The ATen library"
   echo

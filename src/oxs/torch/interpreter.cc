@@ -1,6 +1,7 @@
 #include "oxs/torch/interpreter.h"
 
 #include <chrono>
+#include <iterator>
 #include <map>
 #include <unordered_map>
 #include <utility>
@@ -263,31 +264,15 @@ class Interpreter {
     return types;
   }
 
+  // torch's promotion order: bool, then integers, then floats, by width.
   static int promotion_rank(ir::DataType t) {
     using D = ir::DataType;
-    switch (t) {
-      case D::Bool:
-        return 1;
-      case D::Uint8:
-        return 2;
-      case D::Int8:
-        return 3;
-      case D::Int16:
-        return 4;
-      case D::Int32:
-        return 5;
-      case D::Int64:
-        return 6;
-      case D::Float16:
-      case D::BFloat16:
-        return 7;
-      case D::Float:
-        return 8;
-      case D::Double:
-        return 9;
-      default:
-        return 0;
+    static constexpr D kOrder[] = {D::Bool,  D::Uint8,   D::Int8,     D::Int16, D::Int32,
+                                   D::Int64, D::Float16, D::BFloat16, D::Float, D::Double};
+    for (size_t i = 0; i < std::size(kOrder); ++i) {
+      if (kOrder[i] == t) return static_cast<int>(i) + 1;
     }
+    return 0;
   }
 
   Var cast_to(Var v, ir::DataType t) {
