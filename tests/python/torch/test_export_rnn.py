@@ -2,7 +2,8 @@
 torch runs the recurrences step by step (linear, sigmoid, tanh, unbind,
 unsafe_split, stack), which the exporter unrolls over the traced sequence
 length; compared with torch eager with a dynamic batch at two sizes, and on
-ONNX Runtime."""
+ONNX Runtime. Their zero initial states are created with the batch size,
+which the export reads from the input's dynamic dim."""
 
 import pytest
 import torch
@@ -47,3 +48,22 @@ def test_a_recurrent_layer_keeps_its_weights_after_export():
     oxs.torch.export(m, (x,))
     assert all(w.device.type == "cpu" for w in m.rnn._flat_weights)
     assert_close(eager(m, x), before, 0.0, "eager after export")
+
+
+class ZerosLikeBatch(torch.nn.Module):
+    def forward(self, x):
+        return x.sum(1) + torch.zeros(x.shape[0], x.shape[2])  # zeros sized by the batch
+
+
+def test_a_created_tensor_sized_by_a_dynamic_dim_reads_it_from_the_input():
+    m = ZerosLikeBatch()
+    model = oxs.torch.export(m, (torch.randn(2, 3, 4),), dynamic_shapes=({0: "N"},))
+    for n in (1, 5):
+        x = torch.randn(n, 3, 4)
+        assert_close(run_oxs(model, {"x": x}), eager(m, x), 1e-5, f"batch {n}")
+
+
+def test_two_dynamic_dims_with_one_example_size_are_refused_where_it_matters():
+    with pytest.raises(oxs.torch.ExportError, match="give the dynamic dims different example sizes"):
+        oxs.torch.export(ZerosLikeBatch(), (torch.randn(2, 2, 4),),
+                         dynamic_shapes=({0: "N", 1: "S"},))
