@@ -14,6 +14,7 @@ RESULTS=bench/RESULTS.md
 [ -f "$BUILD/python/oxs/torch/__init__.py" ] || { echo "build the package first: cmake --build $BUILD --target oxs_python" >&2; exit 1; }
 export PYTHONPATH="$BUILD/python" PYTHONDONTWRITEBYTECODE=1
 
+MODELS="mlp resnet18 mobilenet_v2 mobilenet_v3_large efficientnet_b0 resnet50 vit_b_16 transformer"
 section=$(mktemp)
 {
   echo "## PyTorch export"
@@ -23,7 +24,7 @@ section=$(mktemp)
   echo "Linux $(uname -r), load average at start: $(cut -d' ' -f1-3 /proc/loadavg); torch $($PY -c 'import torch; print(torch.__version__)'), torchvision $($PY -c 'import torchvision; print(torchvision.__version__)')."
   echo "The machine is shared (other builds run at the same time): wall times vary by 2x between runs."
   echo
-  echo "Command: \`$PY bench/export_bench.py mlp resnet18 mobilenet_v2 resnet50\`. oxs: \`oxs.torch.export(m, (x,), opset=17)\`"
+  echo "Command: \`$PY bench/export_bench.py $MODELS\`. oxs: \`oxs.torch.export(m, (x,), opset=17)\`"
   echo "in memory (no file); peer: \`torch.onnx.export(m, (x,), BytesIO(), opset_version=17)\` in the same process."
   echo "Tracing is oxs's recorder on meta tensors (tracing=\"meta\", the default); hand-off is building the Python structure (numpy views of the"
   echo "weights) plus reading it in C++; dispatch is choosing every node's function; building includes the"
@@ -31,7 +32,23 @@ section=$(mktemp)
   echo
   echo "| model | oxs total | tracing | hand-off | dispatch | building | torch.onnx.export | speed-up |"
   echo "|---|---:|---:|---:|---:|---:|---:|---:|"
-  $PY bench/export_bench.py mlp resnet18 mobilenet_v2 resnet50
+  $PY bench/export_bench.py $MODELS
+  echo
+  echo "torchvision models with random weights, input 1x3x224x224; transformer: nn.TransformerEncoder of 24 layers"
+  echo "(d_model 512, 8 heads, feed-forward 2048, batch_first), input 1x128x512, traced around the eval fast path."
+  echo "torch.onnx.export of vit_b_16 and the transformer is run once (5-15 s each), the rest best of 3; it cannot export"
+  echo "their eval-mode attention fast path (aten::_native_multi_head_attention), so it exports them in train mode"
+  echo "(TrainingMode.PRESERVE; their dropouts are 0, the same computation)."
+  echo
+  echo "### The ATen library"
+  echo
+  echo "The exporter loads the library compiled at build time (\`<build>/python/oxs/torch/aten_library.onnx\`:"
+  echo "functions and the manifest) once per process; no .py function is compiled at export. Command:"
+  echo "\`$PY bench/export_bench.py library\` (a fresh process; the figures include nothing of torch's import)."
+  echo
+  echo "| step | size | wall |"
+  echo "|---|---:|---:|"
+  $PY bench/export_bench.py library
   echo
   echo "Issue #14's target is 10x faster than torch.onnx.export, tracing included. Tracing is most of the"
   echo "time; make_fx with fake tensors alone would take longer than the whole export (next table)."

@@ -3,9 +3,13 @@
 in the same process, and the tracing modes (oxs's meta-tensor recorder and
 make_fx's real, fake and symbolic) on resnet50.
 
-usage: export_bench.py MODELS...     (mlp, resnet18, mobilenet_v2, resnet50)
-Prints one markdown table row per model (best of 3 runs each), then the
-tracing-mode rows. Run through bench/export.sh."""
+usage: export_bench.py MODELS...     (mlp, resnet18, mobilenet_v2,
+       mobilenet_v3_large, efficientnet_b0, resnet50, vit_b_16, transformer)
+       export_bench.py library         (loading the compiled ATen library)
+       export_bench.py tracing MODEL MODES...
+Prints one markdown table row per model (best of 3 runs each; torch.onnx.export
+of vit_b_16 and the transformer once: 5-15 s each), then the tracing-mode
+rows. Run through bench/export.sh."""
 
 import io
 import sys
@@ -23,6 +27,9 @@ def model(name):
     if name == "mlp":
         m = torch.nn.Sequential(torch.nn.Linear(256, 512), torch.nn.ReLU(), torch.nn.Linear(512, 10))
         return m.eval(), torch.randn(8, 256)
+    if name == "transformer":  # issue #14's 24-layer TransformerEncoder
+        layer = torch.nn.TransformerEncoderLayer(512, 8, 2048, dropout=0.0, batch_first=True)
+        return torch.nn.TransformerEncoder(layer, 24).eval(), torch.randn(1, 128, 512)
     return getattr(torchvision.models, name)().eval(), torch.randn(1, 3, 224, 224)
 
 
@@ -44,13 +51,27 @@ def row(name):
         oxs.torch.export(m, (x,), opset=17)
         return oxs.torch.last_export_stats()
 
+    # torch.onnx.export cannot export the eval-mode fast path of attention
+    # (aten::_native_multi_head_attention): it exports those models in train
+    # mode (TrainingMode.PRESERVE), the same computation as their dropouts are 0.
+    fast_path = any(isinstance(x, (torch.nn.MultiheadAttention, torch.nn.TransformerEncoderLayer))
+                    for x in m.modules())
+
     def theirs():
         with torch.no_grad():
-            torch.onnx.export(m, (x,), io.BytesIO(), opset_version=17)
+            if not fast_path:
+                torch.onnx.export(m, (x,), io.BytesIO(), opset_version=17)
+                return
+            m.train()
+            try:
+                torch.onnx.export(m, (x,), io.BytesIO(), opset_version=17,
+                                  training=torch.onnx.TrainingMode.PRESERVE)
+            finally:
+                m.eval()
 
     ours()  # the first call imports the ATen library and compiles nothing again
     t_ours, s = best(ours)
-    t_torch, _ = best(theirs)
+    t_torch, _ = best(theirs, n=1 if name in ("vit_b_16", "transformer") else 3)
     handoff = s["handoff_py"] + s["handoff"]
     print(f"| {name} | {t_ours:.3f} s | {s['tracing']:.3f} s | {handoff:.3f} s | "
           f"{s['dispatch'] * 1e3:.2f} ms | {s['build'] + s['cleanup']:.3f} s | {t_torch:.3f} s | "
@@ -64,8 +85,30 @@ def tracing_modes(name, modes):
         print(f"| {name} | {mode} | {t:.3f} s |", flush=True)
 
 
+def library():
+    """The ATen library as the exporter loads it (aten_library.onnx and its
+    manifest, once per process) against compiling its .py sources (what
+    importing oxs.torch.aten does)."""
+    from oxs.torch import _library
+    t0 = time.perf_counter()
+    lib = _library.load_library()
+    t_load = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    from oxs.torch.aten import _registry
+    for e in _registry.entries():
+        if not e.trace_only:
+            e.function.to_library()
+    t_compile = time.perf_counter() - t0
+    print(f"| load aten_library.onnx and its manifest (the exporter, once per process) | "
+          f"{len(lib.records)} functions | {t_load:.3f} s |")
+    print(f"| import oxs.torch.aten: compile every .py function (not done at export) | "
+          f"{len(_registry.entries())} functions | {t_compile:.3f} s |", flush=True)
+
+
 if __name__ == "__main__":
-    if sys.argv[1] == "tracing":
+    if sys.argv[1] == "library":
+        library()
+    elif sys.argv[1] == "tracing":
         tracing_modes(sys.argv[2], sys.argv[3:])
     else:
         for name in sys.argv[1:]:

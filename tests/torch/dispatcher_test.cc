@@ -10,22 +10,33 @@ namespace {
 
 using D = ir::DataType;
 
-Candidate make(std::string name, std::vector<ParamSpec> params, bool user = false) {
+Candidate make(std::string name, std::vector<ParamSpec> params, bool user = false,
+               Candidate::Kind kind = Candidate::Kind::Native) {
   Candidate c;
   c.overload = "aten::foo.default";
   c.name = std::move(name);
-  c.kind = Candidate::Kind::Native;
+  c.kind = kind;
   c.params = std::move(params);
   c.user = user;
   return c;
 }
 
 ParamSpec input(std::vector<D> dtypes, int min_rank = -1, int max_rank = -1) {
-  return {"self", true, std::move(dtypes), false, "", false, min_rank, max_rank};
+  ParamSpec p;
+  p.name = "self";
+  p.dtypes = std::move(dtypes);
+  p.min_rank = min_rank;
+  p.max_rank = max_rank;
+  return p;
 }
 
 ParamSpec attribute(std::string name, std::string kind) {
-  return {std::move(name), false, {}, true, std::move(kind), true, -1, -1};
+  ParamSpec p;
+  p.name = std::move(name);
+  p.is_input = false;
+  p.optional = p.has_default = true;
+  p.attr_kind = std::move(kind);
+  return p;
 }
 
 // One input x (id 0) of `dtype` and rank 2, one node `target`(self=x, extra).
@@ -82,6 +93,53 @@ TEST(Dispatcher, AFittingUserFunctionOverridesTheLibrary) {
   Dispatch d = dispatch(graph(D::Float, "aten::foo.default"), lib);
   EXPECT_EQ(d.decisions[0].winner->name, "mine");
   EXPECT_EQ(d.decisions[0].lost_because[0], "a user function fits and overrides the library");
+}
+
+TEST(Dispatcher, AFittingNativeFunctionWinsOverAHigherScoringLibraryFunction) {
+  // Natives decide on ranks, static sizes and optional arguments (shape-
+  // dependent lowering, no Shape ops for static dims): when both fit, the
+  // native wins whatever the scores; a user function still wins over both.
+  Library lib;
+  lib.add(make("library", {input({D::Float}, 2, 2)}, false, Candidate::Kind::Script));
+  lib.add(make("native", {input({})}));
+  Dispatch d = dispatch(graph(D::Float, "aten::foo.default"), lib);
+  const Decision& dec = d.decisions[0];
+  EXPECT_EQ(dec.winner->name, "native");
+  EXPECT_EQ(dec.scored[0].score, 3);
+  EXPECT_EQ(dec.scored[1].score, 1);
+  EXPECT_EQ(dec.lost_because[0],
+            "a native function fits: shape-dependent lowering wins over the library's");
+
+  lib.add(make("mine", {input({})}, /*user=*/true, Candidate::Kind::Script));
+  EXPECT_EQ(dispatch(graph(D::Float, "aten::foo.default"), lib).decisions[0].winner->name, "mine");
+}
+
+TEST(Dispatcher, ALibraryFunctionTakesWhatTheNativeRejects) {
+  Library lib;
+  lib.add(make("library", {input({D::Int64})}, false, Candidate::Kind::Script));
+  lib.add(make("native", {input({D::Float})}));
+  Dispatch d = dispatch(graph(D::Int64, "aten::foo.default"), lib);
+  EXPECT_EQ(d.decisions[0].winner->name, "library");
+  EXPECT_NE(d.decisions[0].lost_because[1].find("rejected"), std::string::npos);
+}
+
+TEST(Dispatcher, ASequenceParameterTakesATensorListAndATensorParameterDoesNot) {
+  ParamSpec seq = input({D::Float});
+  seq.name = "tensors";
+  seq.sequence = true;
+  ParamSpec one = input({D::Float});
+  one.name = "tensors";
+  Library lib;
+  lib.add(make("one", {one}));
+  lib.add(make("sequence", {seq}));
+  ExportGraph g = graph(D::Float, "aten::foo.default");
+  g.nodes[0].args[0].name = "tensors";
+  g.nodes[0].args[0].kind = Arg::Kind::TensorList;
+  g.nodes[0].args[0].ints = {0, 0};
+  Dispatch d = dispatch(g, lib);
+  EXPECT_EQ(d.decisions[0].winner->name, "sequence");
+  EXPECT_EQ(d.decisions[0].scored[0].rejected,
+            "'tensors' is a tensor list, the function takes a tensor");
 }
 
 TEST(Dispatcher, AttributeKindsAndUnknownArgumentsReject) {

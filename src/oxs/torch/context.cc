@@ -132,6 +132,55 @@ Var Context::scalar(ir::DataType dt, double v) const {
   }
 }
 
+Var Context::input_dim(int64_t example) const {
+  ir::Value* found = nullptr;
+  int64_t axis = -1;
+  std::string symbol;
+  for (ir::Value* in : b.graph().inputs()) {
+    if (!in->type().is_tensor() || !in->type().shape()) continue;
+    const ir::Shape& s = *in->type().shape();
+    for (size_t d = 0; d < s.rank(); ++d) {
+      if (!s[d].is_symbolic()) continue;
+      auto it = symbols_.find(s[d].symbol());
+      if (it == symbols_.end() || it->second != example) continue;
+      if (found && s[d].symbol() != symbol) {
+        fail("a size that varies with the dynamic dims is " + std::to_string(example) +
+             " in the example, as both '" + symbol + "' and '" + s[d].symbol() +
+             "' are: give the dynamic dims different example sizes");
+      }
+      if (!found) {
+        found = in;
+        axis = static_cast<int64_t>(d);
+        symbol = s[d].symbol();
+      }
+    }
+  }
+  if (!found) {
+    fail("a size that varies with the dynamic dims (" + std::to_string(example) +
+         " in the example) is no dynamic dim of an input");
+  }
+  Var shape = b.op("Shape", {Var(&b, found)});
+  return b.op("Gather", {shape, ints({axis})});
+}
+
+Var Context::output_shape() const {
+  const OutMeta& m = out(0);
+  std::vector<Var> pieces;
+  std::vector<int64_t> run;
+  for (size_t i = 0; i < m.dims.size(); ++i) {
+    if (!m.dim_varies(i)) {
+      run.push_back(m.dims[i]);
+      continue;
+    }
+    if (!run.empty()) pieces.push_back(ints(run));
+    run.clear();
+    pieces.push_back(input_dim(m.dims[i]));
+  }
+  if (!run.empty() || pieces.empty()) pieces.push_back(ints(run));
+  if (pieces.size() == 1) return pieces[0];
+  return b.op("Concat", pieces, attr_list(ir::Attr::of_int("axis", 0)));
+}
+
 Var Context::ints(const std::vector<int64_t>& v) const {
   return b.constant(std::vector<int64_t>(v));
 }

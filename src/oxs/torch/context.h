@@ -49,6 +49,13 @@ class Context {
   // at the same place with the same size becomes 0 (copy), and the one
   // varying dim left becomes -1. Fails when more than one is left.
   builder::Var reshape_shape(const builder::Var& x) const;
+  // A 1-D int64 tensor holding the dynamic dim whose example size is
+  // `example`, read from the graph input that has it (Shape, Gather). Fails
+  // when no dynamic input dim, or more than one, has that example size.
+  builder::Var input_dim(int64_t example) const;
+  // The sizes of output 0 as a 1-D int64 tensor: traced sizes, and dims that
+  // vary with the dynamic dims read from the graph input (input_dim).
+  builder::Var output_shape() const;
   // A scalar constant of element type dt.
   builder::Var scalar(ir::DataType dt, double v) const;
   // A constant int64 vector.

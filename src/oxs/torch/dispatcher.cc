@@ -66,6 +66,32 @@ int attr_fit(Arg::Kind k, const std::string& want) {
   return 0;
 }
 
+// Whether an input of another element type shares its typevar with an output
+// whose torch result type the parameter allows (type promotion: mul of a
+// float and an int tensor; the interpreter casts the input).
+bool castable_to_result(const Candidate& c, const ParamSpec& p, const FxNode& node) {
+  if (p.typevar.empty()) return false;
+  for (size_t i = 0; i < c.output_typevars.size() && i < node.outputs.size(); ++i) {
+    if (c.output_typevars[i] != p.typevar) continue;
+    ir::DataType t = node.outputs[i].dtype;
+    return std::find(p.dtypes.begin(), p.dtypes.end(), t) != p.dtypes.end();
+  }
+  return false;
+}
+
+// The rank of a fitting candidate before scores: a user's function, then a
+// native one (written against the builder for ranks, static sizes and
+// optional arguments: no Shape ops where sizes are known), then the library's
+// ONNX Script functions.
+int tier(const Candidate& c) {
+  if (c.user) return 2;
+  return c.kind == Candidate::Kind::Native ? 1 : 0;
+}
+
+bool outranks(const Candidate& a, const Candidate& b) {
+  return tier(a) > tier(b);
+}
+
 std::string functional_form(const std::string& overload) {
   // aten::relu_.default -> aten::relu.default (in-place ops after tracing
   // without aliasing are their functional forms).
@@ -114,6 +140,23 @@ Scored score(const Candidate& c, const FxNode& node, const std::vector<ValueInfo
       continue;
     }
     if (is_scalar(a->kind)) continue;  // a Python number for a tensor: a constant
+    if (p.sequence) {
+      if (a->kind != Arg::Kind::TensorList) {
+        return reject("'" + p.name + "' is " + kind_name(a->kind) +
+                      ", the function takes a tensor list");
+      }
+      for (int64_t id : a->ints) {
+        ValueInfo v = id >= 0 && static_cast<size_t>(id) < values.size() ? values[id] : ValueInfo{};
+        if (id < 0 || (!p.dtypes.empty() &&
+                       std::find(p.dtypes.begin(), p.dtypes.end(), v.dtype) == p.dtypes.end())) {
+          return reject("'" + p.name + "' holds " +
+                        (id < 0 ? std::string("None") : std::string(ir::dtype_name(v.dtype))) +
+                        ", not in " + type_list(p.dtypes));
+        }
+      }
+      s.score += p.dtypes.empty() ? 1 : 2;
+      continue;
+    }
     if (a->kind != Arg::Kind::Tensor) {
       return reject("'" + p.name + "' is " + kind_name(a->kind) + ", the function takes a tensor");
     }
@@ -121,6 +164,8 @@ Scored score(const Candidate& c, const FxNode& node, const std::vector<ValueInfo
         a->i >= 0 && static_cast<size_t>(a->i) < values.size() ? values[a->i] : ValueInfo{};
     if (!p.dtypes.empty()) {
       if (std::find(p.dtypes.begin(), p.dtypes.end(), v.dtype) == p.dtypes.end()) {
+        // torch promoted it: the interpreter casts it to the result's type.
+        if (castable_to_result(c, p, node)) continue;
         return reject("'" + p.name + "' is " + std::string(ir::dtype_name(v.dtype)) + ", not in " +
                       type_list(p.dtypes));
       }
@@ -179,8 +224,8 @@ Dispatch dispatch(const ExportGraph& g, const Library& lib) {
       const Scored* best = nullptr;
       for (const Scored& s : dec.scored) {
         if (!s.rejected.empty()) continue;
-        if (!best || (s.candidate->user && !best->candidate->user) ||
-            (s.candidate->user == best->candidate->user && s.score > best->score)) {
+        if (!best || outranks(*s.candidate, *best->candidate) ||
+            (!outranks(*best->candidate, *s.candidate) && s.score > best->score)) {
           best = &s;
         }
       }
@@ -192,6 +237,9 @@ Dispatch dispatch(const ExportGraph& g, const Library& lib) {
           dec.lost_because.push_back("rejected: " + s.rejected);
         } else if (best->candidate->user && !s.candidate->user) {
           dec.lost_because.push_back("a user function fits and overrides the library");
+        } else if (outranks(*best->candidate, *s.candidate)) {
+          dec.lost_because.push_back(
+              "a native function fits: shape-dependent lowering wins over the library's");
         } else if (s.score < best->score) {
           dec.lost_because.push_back("scored " + std::to_string(s.score) + " < " +
                                      std::to_string(best->score));

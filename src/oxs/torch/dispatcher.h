@@ -3,7 +3,9 @@
 // the op's .default overload, with a warning), each scored by how well the
 // node's actual input element types, ranks and attribute kinds fit the
 // candidate's parameters. A user's function (oxs.torch.register) that fits
-// wins; otherwise the highest score, ties to the earliest registered. Nodes
+// wins; then a fitting native C++ function (shape-dependent lowering) over
+// the library's ONNX Script ones; then the highest score, ties to the
+// earliest registered. Nodes
 // nobody can take are collected, never guessed at. Linear in the graph (times
 // the few candidates per overload).
 #pragma once

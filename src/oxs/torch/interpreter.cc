@@ -1,7 +1,9 @@
 #include "oxs/torch/interpreter.h"
 
 #include <chrono>
+#include <iterator>
 #include <map>
+#include <unordered_map>
 #include <utility>
 
 #include "oxs/builder/builder.h"
@@ -103,6 +105,8 @@ class Interpreter {
     passes.push_back(rewrite::make_fold_pass({}));
     passes.push_back(rewrite::make_dead_code_pass({}));
     rewrite::run_pipeline(m, passes);
+    // Constants the fold pass turned into typed initializers may leave more.
+    drop_noop_castlikes(*m.graph);
     t.cleanup_s = seconds_since(t0);
     return m;
   }
@@ -187,40 +191,155 @@ class Interpreter {
     }
   }
 
-  const ir::Function& ensure_function(const Candidate& c) {
-    auto key = std::make_pair(c.library.get(), c.function);
+  // The library function `name` of c's library, added to the model with
+  // the functions it calls (only those: the library holds hundreds).
+  const ir::Function& ensure_function(const Candidate& c, const std::string& name) {
+    auto key = std::make_pair(c.library.get(), name);
     if (auto it = functions_.find(key); it != functions_.end()) return *it->second;
-    const ir::Function* entry = nullptr;
-    for (const auto& f : c.library->functions) {
-      ir::Function* have = b_.model().functions.find(f->domain, f->name, f->overload);
-      if (!have) {
-        check_opset_compatible(*f, o_.opset);
-        have = &b_.model().functions.push_back(clone_function(*f));
-        if (b_.opset(f->domain) == 0) b_.use_opset(f->domain, 1);
+    auto& index = index_[c.library.get()];
+    if (index.empty()) {
+      for (const auto& f : c.library->functions) index.emplace(f->name, f.get());
+    }
+    auto found = index.find(name);
+    if (found == index.end()) {
+      throw Error(ErrorKind::Internal, "export: the library of '" + c.name + "' has no function '" +
+                                           name + "': rebuild the target oxs_torch_aten_library");
+    }
+    std::vector<const ir::Function*> work{found->second};
+    std::vector<const ir::Graph*> graphs;
+    while (!work.empty()) {
+      const ir::Function* f = work.back();
+      work.pop_back();
+      if (b_.model().functions.find(f->domain, f->name, f->overload)) continue;
+      check_opset_compatible(*f, o_.opset);
+      b_.model().functions.push_back(clone_function(*f));
+      if (b_.opset(f->domain) == 0) b_.use_opset(f->domain, 1);
+      graphs.assign(1, f->body.get());
+      while (!graphs.empty()) {
+        const ir::Graph* g = graphs.back();
+        graphs.pop_back();
+        for (const ir::Node* n : g->nodes()) {
+          for (ir::Graph* sub : n->subgraphs()) graphs.push_back(sub);
+          if (n->domain().empty()) continue;
+          auto callee = index.find(n->op_type());
+          if (callee != index.end() && callee->second->domain == n->domain()) {
+            work.push_back(callee->second);
+          }
+        }
       }
-      if (f->name == c.function) entry = have;
     }
-    if (!entry) {
-      throw Error(ErrorKind::Internal,
-                  "export: the library of '" + c.name + "' has no function '" + c.function + "'");
-    }
+    const ir::Function* entry =
+        b_.model().functions.find(found->second->domain, name, found->second->overload);
     functions_[key] = entry;
     return *entry;
   }
 
+  // The element type each typevar's inputs are given: an output's (torch's
+  // result type) where one shares it, else the widest of the inputs' types
+  // (the dispatcher's type promotion; each function computes in its inputs'
+  // element type).
+  std::map<std::string, ir::DataType> promoted_types(const FxNode& n, const Candidate& c,
+                                                     const Context& cx) {
+    std::map<std::string, ir::DataType> types;
+    for (size_t i = 0; i < c.output_typevars.size() && i < n.outputs.size(); ++i) {
+      const std::string& tv = c.output_typevars[i];
+      if (!tv.empty() && n.outputs[i].dtype != ir::DataType::Undefined) {
+        types.emplace(tv, n.outputs[i].dtype);
+      }
+    }
+    std::map<std::string, ir::DataType> widest;
+    for (const ParamSpec& p : c.params) {
+      const Arg* a = n.find(p.name);
+      if (!p.is_input || p.typevar.empty() || types.count(p.typevar) || !a) continue;
+      std::vector<Var> vs;
+      if (a->kind == Arg::Kind::Tensor) vs.push_back(cx.tensor(p.name));
+      if (a->kind == Arg::Kind::TensorList) vs = cx.tensors(p.name);
+      for (const Var& v : vs) {
+        ir::DataType t = v ? v.type().elem_type() : ir::DataType::Undefined;
+        auto [it, fresh] = widest.emplace(p.typevar, t);
+        if (!fresh && promotion_rank(t) > promotion_rank(it->second)) it->second = t;
+      }
+    }
+    for (const auto& [tv, t] : widest) types.emplace(tv, t);
+    return types;
+  }
+
+  // torch's promotion order: bool, then integers, then floats, by width.
+  static int promotion_rank(ir::DataType t) {
+    using D = ir::DataType;
+    static constexpr D kOrder[] = {D::Bool,  D::Uint8,   D::Int8,     D::Int16, D::Int32,
+                                   D::Int64, D::Float16, D::BFloat16, D::Float, D::Double};
+    for (size_t i = 0; i < std::size(kOrder); ++i) {
+      if (kOrder[i] == t) return static_cast<int>(i) + 1;
+    }
+    return 0;
+  }
+
+  Var cast_to(Var v, ir::DataType t) {
+    if (t == ir::DataType::Undefined || v.type().elem_type() == t) return v;
+    return b_.op("Cast", {v}, attr_list(ir::Attr::of_int("to", static_cast<int64_t>(t))));
+  }
+
   std::vector<Var> call_script(const FxNode& n, const Candidate& c) {
-    const ir::Function& f = ensure_function(c);
     Context cx(b_, o_.opset, n, values_, symbols_);
+    // Optional inputs the node leaves out or gives as None: the library's
+    // variant compiled without them (_registry.py).
+    std::string function = c.function;
+    if (c.has_variants) {
+      std::string omitted;
+      for (const ParamSpec& p : c.params) {
+        if (p.is_input && p.optional && !cx.has(p.name)) omitted += "_" + p.name;
+      }
+      if (!omitted.empty()) function += "__without" + omitted;
+    }
+    const ir::Function& f = ensure_function(c, function);
+    std::map<std::string, ir::DataType> types = promoted_types(n, c, cx);
+    auto type_of = [&](const ParamSpec& p) {
+      auto it = types.find(p.typevar);
+      return it == types.end() ? ir::DataType::Undefined : it->second;
+    };
+    const Arg* dtype = n.find("dtype");
+    bool cast_input = c.dtype_role == "cast_input" && dtype && dtype->kind == Arg::Kind::DType;
+    bool first_input = true;
     std::vector<Var> inputs;
     std::vector<ir::Attr> attrs;
     for (const ParamSpec& p : c.params) {
       const Arg* a = n.find(p.name);
-      if (p.is_input) {
-        inputs.push_back(a ? cx.optional_tensor(p.name) : Var());
+      if (!p.is_input) {
+        if (a && a->kind != Arg::Kind::None) {
+          attrs.push_back(attribute(n, c, p, *a));
+        } else if (p.name == "dtype" && c.dtype_role == "result" && !n.outputs.empty()) {
+          // None: the node's result type.
+          attrs.push_back(ir::Attr::of_int("dtype", static_cast<int64_t>(n.outputs[0].dtype)));
+        } else if (p.default_value) {
+          attrs.push_back(attribute(n, c, p, *p.default_value));
+        }
         continue;
       }
-      if (!a || a->kind == Arg::Kind::None) continue;  // the function's default
-      attrs.push_back(attribute(n, c, p, *a));
+      bool first = std::exchange(first_input, false);
+      if (!cx.has(p.name)) {
+        if (!c.has_variants) inputs.emplace_back();  // an omitted optional input
+        continue;
+      }
+      ir::DataType want = type_of(p);
+      if (cast_input && first) want = static_cast<ir::DataType>(dtype->i);
+      if (p.sequence) {
+        std::vector<Var> items;
+        for (Var v : cx.tensors(p.name)) items.push_back(cast_to(v, want));
+        inputs.push_back(b_.op("SequenceConstruct", items));
+        continue;
+      }
+      if (a->kind == Arg::Kind::Int || a->kind == Arg::Kind::Bool || a->kind == Arg::Kind::Float) {
+        // A Python number where the schema has a tensor: a constant of the
+        // type it is used with.
+        ir::DataType t = want != ir::DataType::Undefined ? want
+                         : n.outputs.empty()             ? ir::DataType::Float
+                                                         : n.outputs[0].dtype;
+        inputs.push_back(
+            cx.scalar(t, a->kind == Arg::Kind::Float ? a->f : static_cast<double>(a->i)));
+        continue;
+      }
+      inputs.push_back(cast_to(cx.tensor(p.name), want));
     }
     return b_.call(f, std::move(inputs), std::move(attrs), {.name = n.name});
   }
@@ -255,6 +374,8 @@ class Interpreter {
   // The dynamic dims: dynamic_shapes' and those named after views (Context).
   std::map<std::string, int64_t> symbols_;
   std::map<std::pair<const ir::Model*, std::string>, const ir::Function*> functions_;
+  // Each library model's functions by name (built on first use).
+  std::map<const ir::Model*, std::unordered_map<std::string, const ir::Function*>> index_;
 };
 
 }  // namespace

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -17,6 +18,7 @@
 #include "oxs/builder/var.h"
 #include "oxs/ir/dtype.h"
 #include "oxs/ir/model.h"
+#include "oxs/torch/graph.h"
 
 namespace oxs::torch {
 
@@ -30,6 +32,11 @@ struct ParamSpec {
   std::string attr_kind;             // int, float, bool, str, ints, floats, tensors, "" any
   bool has_default = false;
   int min_rank = -1, max_rank = -1;  // -1: no limit
+  bool sequence = false;             // a Tensor[] input (an ONNX sequence)
+  // An attribute's value when the node leaves it out or gives None (the
+  // library's default; compiled functions hold no attribute defaults).
+  std::optional<Arg> default_value;
+  std::string typevar;  // inputs and outputs with one typevar share an element type
 };
 
 using NativeFn = std::vector<builder::Var> (*)(Context&);
@@ -46,6 +53,12 @@ struct Candidate {
   std::shared_ptr<const ir::Model> library;
   std::string function;
   NativeFn native = nullptr;
+  // Library functions (_registry.py): "cast_input" (the input is cast to
+  // `dtype` first), "result" (`dtype` None means the node's result type) or "".
+  std::string dtype_role;
+  // An omitted optional input calls the variant <function>__without_<input>...
+  bool has_variants = false;
+  std::vector<std::string> output_typevars;
   int order = 0;  // registration order: the last tie-breaker
   const ParamSpec* find(std::string_view param) const;
 };

@@ -2,14 +2,15 @@
 tensors torch's fast paths (aten._transformer_encoder_layer_fwd,
 aten._native_multi_head_attention: CPU/CUDA only) are not taken, so the
 trace goes around them through the composite ops. Static and dynamic batch
-(the view that folds batch and heads together keeps a -1)."""
+(the view that folds batch and heads together keeps a -1), on the oxs
+evaluator and ONNX Runtime."""
 
 import pytest
 import torch
 
 import oxs
 import oxs.torch
-from torch_helpers import assert_close, eager, run_oxs
+from torch_helpers import assert_close, eager, run_ort, run_oxs
 
 
 class Attention(torch.nn.Module):
@@ -41,6 +42,8 @@ def test_attention_models_match_torch_with_a_dynamic_batch(make):
     for n in (1, 3):
         x = torch.randn(n, 5, 16)
         assert_close(run_oxs(model, {name: x}), eager(m, x), 1e-5, f"batch {n}")
+    assert_close(run_ort(model.to_bytes(), {name: x.numpy()}), eager(m, x), 1e-5,
+                 "batch 3 on onnxruntime")
 
 
 class ShapeBranch(torch.nn.Module):

@@ -1,7 +1,10 @@
 """torchvision classification models (random weights) exported and compared
 with torch eager on the oxs evaluator (and ONNX Runtime for resnet18), at
-opset 17 (onnx 1.12's checker) and 18; resnet18 and shufflenet also with a
-dynamic batch, resnet18 written with external data."""
+opset 17 (onnx 1.12's checker) and 18; mobilenet_v3_large (hardswish,
+hardsigmoid, sigmoid, mul from the ATen library), efficientnet_b0 (silu) and
+a small VisionTransformer (gelu, class token, attention); resnet18,
+shufflenet, mobilenet_v3_large and the ViT also with a dynamic batch,
+resnet18 written with external data."""
 
 import os
 
@@ -49,6 +52,59 @@ def test_vision_model_matches_torch(name, opset):
     assert "Shape" not in ops, ops  # static dims: no shape computations
     if name != "shufflenet_v2_x1_0":  # its channel shuffle is a real transpose
         assert "Transpose" not in ops, ops  # transposed weights are folded
+
+
+@pytest.mark.parametrize("name, library_op", [("mobilenet_v3_large", "HardSwish"),
+                                              ("efficientnet_b0", "Sigmoid")])
+def test_library_heavy_vision_model_matches_torch(name, library_op):
+    m = vision(name)
+    torch.manual_seed(1)
+    x = torch.randn(1, 3, 224, 224)
+    model = oxs.torch.export(m, (x,), opset=17)
+    assert_close(run_oxs(model, {"x": x}), eager(m, x), ATOL, name)
+    onnx.checker.check_model(model.to_onnx(), full_check=True)
+    ops = {n.op_type for n in model.graph.nodes}
+    assert "Shape" not in ops, ops
+    assert library_op in ops, ops  # the library's hardswish / silu bodies, inlined
+    assert not model.functions  # every library function inlined
+
+
+def test_mobilenet_v3_large_dynamic_batch_on_oxs_and_onnx_runtime():
+    m = vision("mobilenet_v3_large")
+    model = oxs.torch.export(m, (torch.randn(2, 3, 224, 224),), dynamic_shapes=({0: "N"},), opset=17)
+    for n in (1, 3):
+        x = torch.randn(n, 3, 224, 224)
+        assert_close(run_oxs(model, {"x": x}), eager(m, x), ATOL, f"mobilenet_v3_large batch {n}")
+    x = torch.randn(3, 3, 224, 224)
+    got = run_ort(model.to_bytes(), {"x": x.numpy()})
+    assert_close(got, eager(m, x), ATOL, "mobilenet_v3_large batch 3 on onnxruntime")
+
+
+def small_vit():
+    """torchvision's VisionTransformer class in a small configuration (the
+    ops of vit_b_16: patch convolution, class token, encoder blocks with
+    MultiheadAttention, LayerNorm, GELU MLPs) so the test stays fast."""
+    torch.manual_seed(0)
+    m = torchvision.models.VisionTransformer(image_size=32, patch_size=8, num_layers=2,
+                                             num_heads=2, hidden_dim=32, mlp_dim=64,
+                                             num_classes=10).eval()
+    with torch.no_grad():
+        for p in m.heads.parameters():  # torchvision starts the head at zero
+            p.normal_(0, 0.1)
+    return m
+
+
+def test_vision_transformer_matches_torch_with_a_dynamic_batch():
+    m = small_vit()
+    model = oxs.torch.export(m, (torch.randn(2, 3, 32, 32),), dynamic_shapes=({0: "N"},), opset=17)
+    ops = {n.op_type for n in model.graph.nodes}
+    assert {"Erf", "Softmax", "LayerNormalization"} <= ops, ops  # gelu, attention, norms
+    for n in (1, 3):
+        x = torch.randn(n, 3, 32, 32)
+        assert_close(run_oxs(model, {"x": x}), eager(m, x), 1e-4, f"vit batch {n}")
+    x = torch.randn(3, 3, 32, 32)
+    assert_close(run_ort(model.to_bytes(), {"x": x.numpy()}), eager(m, x), 1e-4,
+                 "vit batch 3 on onnxruntime")
 
 
 def test_resnet18_dynamic_batch_and_external_data(tmp_path):

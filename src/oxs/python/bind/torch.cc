@@ -6,6 +6,7 @@
 
 #include <chrono>
 
+#include "oxs/onnx/model_io.h"
 #include "oxs/python/bind/bind.h"
 #include "oxs/torch/interpreter.h"
 
@@ -106,6 +107,25 @@ torch::ExportGraph read_graph(const py::list& inputs, const py::list& params, co
   return g;
 }
 
+// An attribute's default (from the library's manifest) as an argument.
+torch::Arg default_arg(const std::string& name, const py::handle& v) {
+  const char* kind = "o";
+  if (py::isinstance<py::bool_>(v)) {
+    kind = "b";
+  } else if (py::isinstance<py::int_>(v)) {
+    kind = "i";
+  } else if (py::isinstance<py::float_>(v)) {
+    kind = "f";
+  } else if (py::isinstance<py::str>(v)) {
+    kind = "s";
+  } else if (py::isinstance<py::list>(v) || py::isinstance<py::tuple>(v)) {
+    bool ints = true;
+    for (auto x : v) ints = ints && py::isinstance<py::int_>(x);
+    kind = ints ? "is" : "fs";
+  }
+  return read_arg(py::make_tuple(name, "", kind, v));
+}
+
 void read_candidates(const py::list& cands, torch::Library& lib) {
   for (auto h : cands) {
     auto t = h.cast<py::tuple>();
@@ -124,8 +144,14 @@ void read_candidates(const py::list& cands, torch::Library& lib) {
       s.optional = pt[3].cast<bool>();
       s.attr_kind = pt[4].cast<std::string>();
       s.has_default = pt[5].cast<bool>();
+      s.sequence = pt[6].cast<bool>();
+      if (!pt[7].is_none()) s.default_value = default_arg(s.name, pt[7]);
+      s.typevar = pt[8].cast<std::string>();
       c.params.push_back(std::move(s));
     }
+    c.dtype_role = t[6].cast<std::string>();
+    c.has_variants = t[7].cast<bool>();
+    c.output_typevars = t[8].cast<std::vector<std::string>>();
     lib.add(std::move(c));
   }
 }
@@ -155,6 +181,23 @@ py::list explain(const torch::ExportGraph& g, const torch::Dispatch& d) {
 }  // namespace
 
 void bind_torch(py::module_& m) {
+  m.def(
+      "torch_load_library",
+      [](const std::string& path) {
+        ModelPtr mp;
+        {
+          py::gil_scoped_release nogil;
+          mp = std::make_shared<ir::Model>(onnx::load(path));
+        }
+        py::object manifest = py::none();
+        for (const auto& [k, v] : mp->metadata_props) {
+          if (k == "oxs.aten.manifest") manifest = py::str(v);
+        }
+        return py::make_tuple(wrap_model(std::move(mp)), manifest);
+      },
+      "path"_a,
+      "The compiled ATen library (aten_library.onnx) and its manifest's JSON text (None if it "
+      "has none).");
   m.def(
       "torch_export",
       [](const py::list& inputs, const py::list& params, const py::list& nodes,

@@ -27,7 +27,7 @@ def aten_relu6(self: TReal) -> TReal:
 @aten_op("aten::hardtanh.default")
 @script(aten_opset, default_opset=op)
 def aten_hardtanh(self: TReal, min_val: float = -1.0, max_val: float = 1.0) -> TReal:
-    return op.Min(op.Max(self, op.CastLike(min_val, self)), op.CastLike(max_val, self))
+    return op.Clip(self, op.CastLike(min_val, self), op.CastLike(max_val, self))
 
 
 @aten_op("aten::leaky_relu.default")

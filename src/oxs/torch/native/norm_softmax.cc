@@ -1,6 +1,8 @@
 // native_layer_norm (LayerNormalization over the trailing normalized_shape
 // dims: its axis depends on the input's rank) and _softmax/_log_softmax
-// (Softmax/LogSoftmax with the axis normalized).
+// (Softmax/LogSoftmax with the axis normalized), and gelu (its `approximate`
+// string chosen at export time: the library's function branches on it at run
+// time, which leaves an If and a string LabelEncoder in the graph).
 #include "oxs/torch/native/spec.h"
 
 namespace oxs::torch::native {
@@ -52,6 +54,27 @@ std::vector<Var> log_softmax(Context& cx) {
   return softmax_op(cx, "LogSoftmax");
 }
 
+// gelu: x * 0.5 * (1 + erf(x / sqrt(2))), or with approximate="tanh"
+// x * 0.5 * (1 + tanh(sqrt(2/pi) * (x + 0.044715 x^3))).
+std::vector<Var> gelu(Context& cx) {
+  Var x = cx.tensor("self");
+  const Arg* a = cx.node.find("approximate");
+  std::string mode = a && a->kind == Arg::Kind::String ? a->s : "none";
+  ir::DataType t = x.dtype();
+  Var inner;
+  if (mode == "none") {
+    inner = cx.b.op("Erf", {cx.b.op("Mul", {x, cx.scalar(t, 0.70710678118654752440)})});
+  } else if (mode == "tanh") {
+    Var cube = cx.b.op("Mul", {cx.b.op("Mul", {x, x}), x});
+    Var sum = cx.b.op("Add", {x, cx.b.op("Mul", {cube, cx.scalar(t, 0.044715)})});
+    inner = cx.b.op("Tanh", {cx.b.op("Mul", {sum, cx.scalar(t, 0.79788456080286535588)})});
+  } else {
+    cx.fail("gelu's approximate is '" + mode + "'; torch knows 'none' and 'tanh'");
+  }
+  Var half = cx.b.op("Mul", {x, cx.scalar(t, 0.5)});
+  return {cx.b.op("Mul", {half, cx.b.op("Add", {inner, cx.scalar(t, 1.0)})})};
+}
+
 }  // namespace
 
 void add_norm_softmax(Library& lib) {
@@ -64,6 +87,8 @@ void add_norm_softmax(Library& lib) {
                            attr("half_to_float", "bool")};
   add(lib, "aten::_softmax.default", "_softmax (Softmax)", p, softmax);
   add(lib, "aten::_log_softmax.default", "_log_softmax (LogSoftmax)", p, log_softmax);
+  add(lib, "aten::gelu.default", "gelu (Erf or Tanh, chosen at export)",
+      {tensor("self", f), attr("approximate", "str")}, gelu);
 }
 
 }  // namespace oxs::torch::native

@@ -15,14 +15,29 @@ using Ints = std::vector<int64_t>;
 // A tensor input.
 inline ParamSpec tensor(std::string name, std::vector<ir::DataType> dtypes = {}, int min_rank = -1,
                         int max_rank = -1) {
-  return {std::move(name), true, std::move(dtypes), false, "", false, min_rank, max_rank};
+  ParamSpec p;
+  p.name = std::move(name);
+  p.dtypes = std::move(dtypes);
+  p.min_rank = min_rank;
+  p.max_rank = max_rank;
+  return p;
 }
 inline ParamSpec optional_tensor(std::string name, std::vector<ir::DataType> dtypes = {}) {
-  return {std::move(name), true, std::move(dtypes), true, "", true, -1, -1};
+  ParamSpec p;
+  p.name = std::move(name);
+  p.dtypes = std::move(dtypes);
+  p.optional = p.has_default = true;
+  return p;
 }
 // A non-tensor argument of kind int, float, bool, ints, floats, str, tensors or "" (any).
 inline ParamSpec attr(std::string name, std::string kind, bool has_default = true) {
-  return {std::move(name), false, {}, true, std::move(kind), has_default, -1, -1};
+  ParamSpec p;
+  p.name = std::move(name);
+  p.is_input = false;
+  p.optional = true;
+  p.attr_kind = std::move(kind);
+  p.has_default = has_default;
+  return p;
 }
 
 inline void add(Library& lib, std::string overload, std::string name, std::vector<ParamSpec> params,

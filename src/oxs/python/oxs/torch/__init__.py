@@ -3,9 +3,10 @@
 
     model = oxs.torch.export(net, (x,), path="net.onnx", dynamic_shapes=({0: "batch"},))
 
-Tracing is torch 1.13's make_fx with fake tensors (no real forward pass);
-every ATen node is then given to the best-fitting function of the library
-(ONNX Script functions and native C++ ones), or to yours:
+Tracing runs the model on meta tensors (no real forward pass; make_fx with
+fake tensors is the fallback); every ATen node is then given to the
+best-fitting function: yours, else a native C++ one, else the ATen library's
+(ONNX Script, loaded from the aten_library.onnx the build compiled):
 
     oxs.torch.register("mylib::op.default", my_script_function)
 """

@@ -13,7 +13,8 @@ oxs._core.torch_export reads once (src/oxs/python/bind/torch.cc).
 Arguments are matched to the ATen schema's names (`target._schema`); kinds:
 t tensor (value id), n None, tl tensor list, i int, f float, b bool,
 is int list, fs float list, s str, dt ScalarType (as an ONNX dtype), o other
-(layout, device, memory format: printed, never used as data)."""
+(printed, never used as data). Layout, device and memory format change no
+values and are passed as None (the ATen library's rule, _registry.py)."""
 
 from __future__ import annotations
 
@@ -56,6 +57,8 @@ def _encode(value, ids, where):
         return ("f", value)
     if isinstance(value, str):
         return ("s", value)
+    if isinstance(value, (torch.layout, torch.device, torch.memory_format)):
+        return ("n", None)  # no effect on values: the library's rule is to pass None
     if isinstance(value, torch.dtype):
         return ("dt", onnx_dtype(value, where))
     if isinstance(value, (list, tuple)):

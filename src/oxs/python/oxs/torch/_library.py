@@ -1,33 +1,51 @@
 """The candidates the dispatcher chooses from, as oxs._core.torch_export
 reads them: the user's registrations (oxs.torch.register) and the ATen
-library's ONNX Script functions (oxs.torch.aten), each with its parameters
-and their type constraints read from the annotations.
+library, loaded once per process from the build artifact
+`oxs/torch/aten_library.onnx` (its functions, and its manifest in the
+metadata_props key "oxs.aten.manifest": src/oxs/torch/aten/_registry.py
+describes both). Nothing of the library is compiled at export time.
 
 One candidate:
-    (overload, name, user, library model, function name,
-     [(param, "input"|"attr", dtypes, optional, attr kind, has default)])
+    (overload, name, user, library model, function name, params,
+     dtype_role, has_variants)
+    params: [(param, "input"|"attr", dtypes, optional, attr kind, has default,
+              sequence, default, typevar)]
 dtypes lists the ONNX element types a TypeVar or tensor type allows ([] =
-any); attr kind is int, float, bool, str, ints, floats or "" (unknown)."""
+any); attr kind is int, float, bool, str, ints, floats or "" (unknown);
+default is the value passed for an attribute the node leaves out or gives
+as None (None: the function needs it); typevar names the TypeVar inputs and
+outputs share ("" = none); has_variants: an omitted optional input selects
+the library's variant `<function>__without_<input>...`."""
 
 from __future__ import annotations
 
 import collections.abc
-import importlib
 import inspect
-import pkgutil
+import json
+import os
+import pathlib
 import typing
 
+from .. import _core
 from .._script import OnnxFunction
 from .._types import is_tensor_type
 from ._trace import ExportError
 
 _USER: dict = {}
+MANIFEST_KEY = "oxs.aten.manifest"
+
+# Manifest type names -> ONNX element types (TensorProto.DataType).
+_ELEM = {"FLOAT": 1, "UINT8": 2, "INT8": 3, "UINT16": 4, "INT16": 5, "INT32": 6, "INT64": 7,
+         "STRING": 8, "BOOL": 9, "FLOAT16": 10, "DOUBLE": 11, "UINT32": 12, "UINT64": 13,
+         "COMPLEX64": 14, "COMPLEX128": 15, "BFLOAT16": 16}
+_ATTR_KIND = {"INT": "int", "FLOAT": "float", "BOOL": "bool", "STRING": "str", "INTS": "ints",
+              "FLOATS": "floats", "STRINGS": ""}
 
 
 def register(overload: str, function) -> None:
     """Registers an ONNX Script function (@script()) for an ATen overload
     ("aten::relu.default", "mylib::op.default"). User functions come before the
-    library's and win ties."""
+    library's and win when they fit."""
     if not isinstance(overload, str) or "::" not in overload or "." not in overload.split("::")[1]:
         raise ValueError(f"register: {overload!r} is not an overload name like "
                          "'mylib::op.default'")
@@ -35,6 +53,78 @@ def register(overload: str, function) -> None:
         raise TypeError(f"register({overload!r}, ...): expected a function compiled with "
                         f"@script(), not {type(function).__name__}")
     _USER.setdefault(overload, []).append(function)
+
+
+# ---------------------------------------------------------------- the library
+
+
+class _Library:
+    """The compiled library: the model holding every function and, per
+    overload, its candidate tuples (built once from the manifest)."""
+
+    def __init__(self, path: pathlib.Path):
+        self.path = path
+        self.model, text = _core.torch_load_library(os.fspath(path))
+        if text is None:
+            raise ExportError(f"export: {path} has no '{MANIFEST_KEY}' metadata: it is not the "
+                              "compiled ATen library; rebuild the target oxs_torch_aten_library")
+        self.records = json.loads(text)
+        self.by_overload: dict = {}
+        self.trace_only: dict = {}
+        for r in self.records:
+            for o in r["overloads"]:
+                if r.get("trace_only"):
+                    self.trace_only.setdefault(o, []).append(r["function"])
+                    continue
+                self.by_overload.setdefault(o, []).append(self._candidate(o, r))
+
+    def _candidate(self, overload, r):
+        params = []
+        for p in r["params"]:
+            if p["kind"] == "input":
+                params.append((p["name"], "input", sorted({_ELEM[t] for t in p["types"]}),
+                               bool(p["optional"]), "tensors" if p["sequence"] else "",
+                               bool(p["optional"]), bool(p["sequence"]), None,
+                               p.get("typevar") or ""))
+            else:
+                default = p["default"]
+                if isinstance(default, str) and p["type"] == "FLOAT":
+                    default = float(default)  # "inf", "-inf", "nan"
+                params.append((p["name"], "attr", [], bool(p["optional"]),
+                               _ATTR_KIND[p["type"]], bool(p["optional"]), False, default, ""))
+        outputs = [o.get("typevar") or "" for o in r["outputs"]]
+        return (overload, r["function"], False, self.model, r["function"], params,
+                r.get("dtype_role") or "", bool(r.get("variants")), outputs)
+
+
+_LOADED: typing.Optional[_Library] = None
+
+
+def library_path() -> pathlib.Path:
+    """Where the compiled library is: $OXS_ATEN_LIBRARY, else beside this
+    package (the build writes it there)."""
+    env = os.environ.get("OXS_ATEN_LIBRARY")
+    return pathlib.Path(env) if env else pathlib.Path(__file__).resolve().parent / "aten_library.onnx"
+
+
+def load_library() -> _Library:
+    """The compiled ATen library, loaded on first use."""
+    global _LOADED
+    path = library_path()
+    if _LOADED is None or _LOADED.path != path:
+        if not path.is_file():
+            raise ExportError(f"export: the compiled ATen library {path} is missing: build it "
+                              "with `cmake --build build --target oxs_torch_aten_library` (or set "
+                              "OXS_ATEN_LIBRARY to its path)")
+        try:
+            _LOADED = _Library(path)
+        except _core.Error as e:
+            raise ExportError(f"export: the compiled ATen library {path} does not load: {e}; "
+                              "rebuild the target oxs_torch_aten_library") from None
+    return _LOADED
+
+
+# ---------------------------------------------------------------- user functions
 
 
 def _dtypes(annotation):
@@ -84,7 +174,7 @@ def _attr_kind(annotation) -> str:
     return ""
 
 
-def _params(fn: OnnxFunction):
+def _user_params(fn: OnnxFunction):
     try:
         hints = typing.get_type_hints(fn.function)
     except Exception:  # unresolvable annotations: treat every type as unknown
@@ -99,23 +189,28 @@ def _params(fn: OnnxFunction):
             d = _dtypes(ann) if ann is not None else ([], False)
             dtypes, optional = d if d is not None else ([], False)
             out.append((name, "input", dtypes, optional or (has_default and p.default is None),
-                        "", has_default))
+                        "", has_default, False, None, ""))
         else:
+            default = p.default if has_default and isinstance(
+                p.default, (int, float, str, list, tuple)) else None
             out.append((name, "attr", [], has_default and p.default is None, _attr_kind(ann),
-                        has_default))
+                        has_default, False, default, ""))
     return out
 
 
-def _candidate(overload, fn, user):
-    return (overload, fn.name, user, fn.to_library(), fn.name, _params(fn))
+def _user_candidate(overload, fn):
+    return (overload, fn.name, True, fn.to_library(), fn.name, _user_params(fn), "", False, [])
+
+
+# ---------------------------------------------------------------- candidates
 
 
 def candidates(overloads):
     """Candidates for the overload names the graph uses (and the fallbacks
     the dispatcher may look at: the functional form of an in-place overload,
-    the .default overload), plus the Python trace-only entries that were
-    skipped, as (overload, name) pairs."""
-    _registry = load_library()
+    the .default overload), plus the library's Python trace-only entries that
+    were skipped, as (overload, name) pairs."""
+    lib = load_library()
     wanted = set()
     for o in overloads:
         ns, rest = o.split("::", 1)
@@ -126,27 +221,7 @@ def candidates(overloads):
     out, skipped = [], []
     for o in sorted(wanted):
         for fn in _USER.get(o, ()):
-            out.append(_candidate(o, fn, True))
-        for entry in _registry.candidates(o):
-            if entry.trace_only or not isinstance(entry.function, OnnxFunction):
-                skipped.append((o, entry.name))
-                continue
-            out.append(_candidate(o, entry.function, False))
+            out.append(_user_candidate(o, fn))
+        out.extend(lib.by_overload.get(o, ()))
+        skipped.extend((o, name) for name in lib.trace_only.get(o, ()))
     return out, skipped
-
-
-def load_library():
-    """Imports every module of oxs.torch.aten (each registers its functions)
-    and returns the registry."""
-    from . import aten
-    from .aten import _registry
-
-    for info in pkgutil.iter_modules(aten.__path__):
-        if info.name.startswith("_"):
-            continue
-        try:
-            importlib.import_module(f"{aten.__name__}.{info.name}")
-        except Exception as e:  # a broken library file: say which
-            raise ExportError(f"export: the ATen library module '{info.name}' failed to "
-                              f"import: {type(e).__name__}: {e}") from e
-    return _registry

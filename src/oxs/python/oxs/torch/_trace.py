@@ -118,6 +118,7 @@ def _module_paths(model, tag_fx_nodes):
     node.meta['oxs_module'] (make_fx creates the nodes)."""
     stack = []
     handles = []
+    rnns = []
     for name, mod in model.named_modules():
         label = f"{name or '<root>'} ({type(mod).__name__})"
 
@@ -130,6 +131,12 @@ def _module_paths(model, tag_fx_nodes):
 
         handles.append(mod.register_forward_pre_hook(pre))
         handles.append(mod.register_forward_hook(post))
+        if isinstance(mod, torch.nn.RNNBase):
+            # nn.LSTM/GRU/RNN read their weights from a list made at init,
+            # which functional_call's swap does not reach: refresh it from the
+            # attributes the trace swapped in (and back afterwards).
+            handles.append(mod.register_forward_pre_hook(_refresh_flat_weights))
+            rnns.append(mod)
     original = torch.fx.Graph.create_node
 
     def create_node(self, *args, **kwargs):
@@ -145,6 +152,13 @@ def _module_paths(model, tag_fx_nodes):
         torch.fx.Graph.create_node = original
         for h in handles:
             h.remove()
+        for mod in rnns:
+            _refresh_flat_weights(mod, ())
+
+
+def _refresh_flat_weights(mod, _inputs):
+    mod._flat_weights = [getattr(mod, n) if hasattr(mod, n) else None
+                         for n in mod._flat_weights_names]
 
 
 def input_names(model, args, kwargs):
@@ -251,6 +265,13 @@ class _Recorder(TorchDispatchMode):
         if (args and isinstance(args[0], torch.Tensor) and schema_args and schema_args[0].alias_info
                 is not None and schema_args[0].alias_info.is_write):
             self.written(args[0], f"{func} in {self.stack[-1] if self.stack else '<root>'}")
+            e = self.known.get(id(args[0]))
+            if e is not None and e[0] is args[0] and args[0].device.type == "meta":
+                # The op changes the tensor in place (transpose_, unsqueeze_
+                # change its sizes): the node that made it keeps a copy of
+                # what it was.
+                e[1].meta["val"] = torch.empty_strided(args[0].shape, args[0].stride(),
+                                                       dtype=args[0].dtype, device="meta")
         node_args = _map(to_node, args)
         node_kwargs = _map(to_node, kwargs)
         out = func(*_map(to_meta, args), **_map(to_meta, kwargs))
