@@ -21,7 +21,7 @@ build: configure
 	cmake --build $(BUILD) -j $(JOBS)
 
 demo: configure
-	cmake --build $(BUILD) -j $(JOBS) --target oxs oxs_python
+	cmake --build $(BUILD) -j $(JOBS) --target oxs oxs_python oxs_torch_aten_library
 	./scripts/demo $(BUILD)/oxs
 
 # The Python package, importable from $(BUILD)/python (see README, "Python").

@@ -65,3 +65,18 @@ print("\n>>> m = oxs.load('examples/models/mlp.onnx'); oxs.run(m, {'X': ...})")
 m = oxs.load(root / "examples/models/mlp.onnx")
 print([f"{n.op_type}({', '.join(v.name for v in n.inputs)})" for n in m.graph.nodes])
 print(oxs.run(m, {"X": np.ones((2, 4), np.float32)})["Y"])
+
+print("\n>>> oxs.torch.export(net, (x,), dynamic_shapes=({0: 'batch'},)): PyTorch to ONNX")
+import torch  # noqa: E402
+import oxs.torch  # noqa: E402
+
+torch.manual_seed(0)
+net = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.GELU(), torch.nn.Linear(8, 2)).eval()
+xt = torch.randn(3, 4)
+exported = oxs.torch.export(net, (xt,), dynamic_shapes=({0: "batch"},))
+print([n.op_type for n in exported.graph.nodes])
+x5 = np.random.default_rng(0).standard_normal((5, 4)).astype(np.float32)
+ours = list(oxs.run(exported, {exported.graph.inputs[0].name: x5}).values())[0]
+with torch.no_grad():
+    theirs = net(torch.from_numpy(x5)).numpy()
+print(f"batch 5 (traced with 3): max |oxs - torch| = {np.abs(ours - theirs).max():.2e}")
