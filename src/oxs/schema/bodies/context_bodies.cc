@@ -1,0 +1,128 @@
+#include "oxs/schema/bodies/context_bodies.h"
+
+#include <onnx/defs/parser.h>
+
+#include <string>
+
+#include "oxs/ir/error.h"
+
+namespace oxs::schema::bodies {
+namespace {
+
+// Parses one function written in ONNX's text syntax (built below from the
+// call site); a failure is a bug in the builder.
+void parse_into(const std::string& text, const OpSignature& sig, ::onnx::FunctionProto& out) {
+  auto status = ::onnx::OnnxParser::Parse(out, text.c_str());
+  if (!status.IsOK()) {
+    throw Error(ErrorKind::Internal, "the built body of " + sig.display_name() +
+                                         " does not parse: " + status.ErrorMessage());
+  }
+}
+
+std::string header(const OpSignature& sig) {
+  return "<domain: \"\", opset_import: [\"\" : " + std::to_string(sig.since_version) + "]>\n";
+}
+
+// CastLike-19+: Cast to the element type of `target_type`, passing on the
+// attributes Cast shares (saturate; round_mode from version 25).
+bool cast_like(const OpSignature& sig, const ::onnx::FunctionBodyBuildContext& ctx,
+               ::onnx::FunctionProto& out) {
+  const ::onnx::TypeProto* target = ctx.getInputType(1);
+  if (!target || !target->has_tensor_type() || target->tensor_type().elem_type() == 0) {
+    return false;
+  }
+  const bool round_mode = sig.find_attr("round_mode") != nullptr;
+  std::string text = header(sig) + "CastLike <saturate" + (round_mode ? ", round_mode" : "") +
+                     "> (input, target_type) => (output)\n{\n  output = Cast <to = " +
+                     std::to_string(target->tensor_type().elem_type()) +
+                     ", saturate: int = @saturate" +
+                     (round_mode ? ", round_mode: string = @round_mode" : "") + "> (input)\n}\n";
+  parse_into(text, sig, out);
+  return true;
+}
+
+// Gelu-20: the exact form with Erf, or the tanh approximation.
+bool gelu(const OpSignature& sig, const ::onnx::FunctionBodyBuildContext& ctx,
+          ::onnx::FunctionProto& out) {
+  const ::onnx::AttributeProto* a = ctx.getAttribute("approximate");
+  const std::string approximate = a ? a->s() : "none";
+  std::string text = header(sig) +
+                     "Gelu (X) => (Y)\n{\n"
+                     "  half_f = Constant <value_float = 0.5> ()\n"
+                     "  half = CastLike (half_f, X)\n"
+                     "  one_f = Constant <value_float = 1.0> ()\n"
+                     "  one = CastLike (one_f, X)\n"
+                     "  half_x = Mul (half, X)\n";
+  if (approximate == "none") {
+    // y = 0.5 * x * (1 + erf(x / sqrt(2)))
+    text +=
+        "  inv_sqrt2_f = Constant <value_float = 0.7071067811865476> ()\n"
+        "  inv_sqrt2 = CastLike (inv_sqrt2_f, X)\n"
+        "  scaled = Mul (X, inv_sqrt2)\n"
+        "  gate = Erf (scaled)\n";
+  } else if (approximate == "tanh") {
+    // y = 0.5 * x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 * x^3)))
+    text +=
+        "  k_f = Constant <value_float = 0.044715> ()\n"
+        "  k = CastLike (k_f, X)\n"
+        "  c_f = Constant <value_float = 0.7978845608028654> ()\n"
+        "  c = CastLike (c_f, X)\n"
+        "  x_sq = Mul (X, X)\n"
+        "  x_cube = Mul (x_sq, X)\n"
+        "  k_x_cube = Mul (k, x_cube)\n"
+        "  inner = Add (X, k_x_cube)\n"
+        "  scaled = Mul (c, inner)\n"
+        "  gate = Tanh (scaled)\n";
+  } else {
+    throw Error(ErrorKind::Invalid, sig.display_name() + ": attribute approximate is '" +
+                                        approximate + "'; it must be \"none\" or \"tanh\"");
+  }
+  text +=
+      "  one_plus_gate = Add (one, gate)\n"
+      "  Y = Mul (half_x, one_plus_gate)\n}\n";
+  parse_into(text, sig, out);
+  return true;
+}
+
+// Versions that only widened the types of a libonnx version whose body is
+// built per call site: that builder serves them, its body importing the old
+// opset (its nodes keep the old version's meaning).
+const ::onnx::OpSchema* unchanged_libonnx_predecessor(const OpSignature& sig) {
+  static const char* const kWidenedOnly[][2] = {
+      {"NegativeLogLikelihoodLoss", "22"},
+      {"Bernoulli", "22"},
+  };
+  for (const auto& e : kWidenedOnly) {
+    if (sig.domain.empty() && sig.name == e[0] && std::to_string(sig.since_version) == e[1]) {
+      const ::onnx::OpSchema* s = ::onnx::OpSchemaRegistry::Schema(sig.name, 17, "");
+      return s && s->HasContextDependentFunction() ? s : nullptr;
+    }
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+bool has_table_context_builder(const OpSignature& sig) {
+  if (!sig.domain.empty()) return false;
+  return sig.name == "CastLike" || (sig.name == "Gelu" && sig.since_version == 20) ||
+         unchanged_libonnx_predecessor(sig) != nullptr;
+}
+
+bool build_table_context_body(const OpSignature& sig, const ::onnx::FunctionBodyBuildContext& ctx,
+                              ::onnx::FunctionProto& out) {
+  if (!sig.domain.empty()) return false;
+  if (sig.name == "CastLike") return cast_like(sig, ctx, out);
+  if (sig.name == "Gelu" && sig.since_version == 20) return gelu(sig, ctx, out);
+  if (const ::onnx::OpSchema* old = unchanged_libonnx_predecessor(sig)) {
+    try {
+      return old->BuildContextDependentFunction(ctx, out);
+    } catch (const std::exception& e) {
+      throw Error(ErrorKind::Invalid,
+                  "cannot build the function body of " + sig.display_name() + ": " + e.what());
+    }
+  }
+  return false;
+}
+
+}  // namespace oxs::schema::bodies
