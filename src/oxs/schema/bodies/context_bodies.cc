@@ -84,6 +84,47 @@ bool gelu(const OpSignature& sig, const ::onnx::FunctionBodyBuildContext& ctx,
   return true;
 }
 
+// CenterCropPad-18: pads each named axis up to its target length (evenly,
+// the odd element at the end), then crops it down (centered, the odd element
+// cut at the end). Without the axes attribute, every axis is named.
+bool center_crop_pad(const OpSignature& sig, const ::onnx::FunctionBodyBuildContext& ctx,
+                     ::onnx::FunctionProto& out) {
+  const bool named_axes = ctx.getAttribute("axes") != nullptr;
+  std::string text = header(sig) + "CenterCropPad <axes> (input_data, shape) => (output_data)\n{\n";
+  if (named_axes) {
+    text += "  axes = Constant <value_ints: ints = @axes> ()\n";
+  } else {
+    text +=
+        "  full_shape = Shape (input_data)\n"
+        "  rank = Size (full_shape)\n"
+        "  zero_s = Constant <value_int = 0> ()\n"
+        "  one_s = Constant <value_int = 1> ()\n"
+        "  axes = Range (zero_s, rank, one_s)\n";
+  }
+  text +=
+      "  target = Cast <to = 7> (shape)\n"
+      "  zero = Constant <value_int = 0> ()\n"
+      "  two = Constant <value_int = 2> ()\n"
+      "  in_shape = Shape (input_data)\n"
+      "  in_lengths = Gather (in_shape, axes)\n"
+      "  shortfall = Sub (target, in_lengths)\n"
+      "  pad_total = Max (shortfall, zero)\n"
+      "  pad_begin = Div (pad_total, two)\n"
+      "  pad_end = Sub (pad_total, pad_begin)\n"
+      "  pads = Concat <axis = 0> (pad_begin, pad_end)\n"
+      "  padded = Pad (input_data, pads, , axes)\n"
+      "  padded_shape = Shape (padded)\n"
+      "  padded_lengths = Gather (padded_shape, axes)\n"
+      "  excess = Sub (padded_lengths, target)\n"
+      "  crop_total = Max (excess, zero)\n"
+      "  starts = Div (crop_total, two)\n"
+      "  ends = Add (starts, target)\n"
+      "  output_data = Slice (padded, starts, ends, axes)\n"
+      "}\n";
+  parse_into(text, sig, out);
+  return true;
+}
+
 // Versions that only widened the types of a libonnx version whose body is
 // built per call site: that builder serves them, its body importing the old
 // opset (its nodes keep the old version's meaning).
@@ -106,6 +147,7 @@ const ::onnx::OpSchema* unchanged_libonnx_predecessor(const OpSignature& sig) {
 bool has_table_context_builder(const OpSignature& sig) {
   if (!sig.domain.empty()) return false;
   return sig.name == "CastLike" || (sig.name == "Gelu" && sig.since_version == 20) ||
+         (sig.name == "CenterCropPad" && sig.since_version == 18) ||
          unchanged_libonnx_predecessor(sig) != nullptr;
 }
 
@@ -114,6 +156,9 @@ bool build_table_context_body(const OpSignature& sig, const ::onnx::FunctionBody
   if (!sig.domain.empty()) return false;
   if (sig.name == "CastLike") return cast_like(sig, ctx, out);
   if (sig.name == "Gelu" && sig.since_version == 20) return gelu(sig, ctx, out);
+  if (sig.name == "CenterCropPad" && sig.since_version == 18) {
+    return center_crop_pad(sig, ctx, out);
+  }
   if (const ::onnx::OpSchema* old = unchanged_libonnx_predecessor(sig)) {
     try {
       return old->BuildContextDependentFunction(ctx, out);
