@@ -32,7 +32,6 @@ const std::map<std::string, std::string>& missing_bodies() {
       {"RotaryEmbedding-23", "interleaving, rotary_dim and position_ids per call: not written yet"},
       {"CausalConvWithState-27", "state handling per call site: not written yet"},
       {"LinearAttention-27", "recurrence over the sequence (Scan): not written yet"},
-      {"Range-27", "stash_type for 16-bit floats (Loop body): not written yet"},
       {"ai.onnx.preview.FlexAttention-1", "body built from its graph attributes: not written yet"},
   };
   return m;

@@ -125,6 +125,52 @@ bool center_crop_pad(const OpSignature& sig, const ::onnx::FunctionBodyBuildCont
   return true;
 }
 
+// Range-27: output[i] = start + i * delta for i in [0, ceil((limit - start)
+// / delta)), computed in stash_type when T is a 16-bit float. The count is
+// taken in double (exact for integer ranges up to 2^53 elements).
+bool range(const OpSignature& sig, const ::onnx::FunctionBodyBuildContext& ctx,
+           ::onnx::FunctionProto& out) {
+  const ::onnx::TypeProto* t = ctx.getInputType(0);
+  if (!t || !t->has_tensor_type() || t->tensor_type().elem_type() == 0) return false;
+  const int elem = t->tensor_type().elem_type();
+  const bool stash = elem == ::onnx::TensorProto::FLOAT16 || elem == ::onnx::TensorProto::BFLOAT16;
+  std::string text = header(sig) + "Range <stash_type> (start, limit, delta) => (output)\n{\n";
+  if (stash) {
+    text +=
+        "  s = Cast <to: int = @stash_type> (start)\n"
+        "  l = Cast <to: int = @stash_type> (limit)\n"
+        "  d = Cast <to: int = @stash_type> (delta)\n";
+  } else {
+    text +=
+        "  s = Identity (start)\n"
+        "  l = Identity (limit)\n"
+        "  d = Identity (delta)\n";
+  }
+  text +=
+      "  span = Sub (l, s)\n"
+      "  span_f64 = Cast <to = 11> (span)\n"
+      "  delta_f64 = Cast <to = 11> (d)\n"
+      "  ratio = Div (span_f64, delta_f64)\n"
+      "  steps = Ceil (ratio)\n"
+      "  zero_f64 = Constant <value = double {0.0}> ()\n"
+      "  steps_at_least_zero = Max (steps, zero_f64)\n"
+      "  count = Cast <to = 7> (steps_at_least_zero)\n"
+      "  minus_one = Constant <value_ints = [-1]> ()\n"
+      "  count_1d = Reshape (count, minus_one)\n"
+      "  ones = ConstantOfShape <value = int64[1] {1}> (count_1d)\n"
+      "  axis = Constant <value_int = 0> ()\n"
+      "  positions = CumSum (ones, axis)\n"
+      "  one = Constant <value_int = 1> ()\n"
+      "  index = Sub (positions, one)\n"
+      "  index_t = CastLike (index, s)\n"
+      "  offsets = Mul (index_t, d)\n"
+      "  values = Add (s, offsets)\n"
+      "  output = CastLike (values, start)\n"
+      "}\n";
+  parse_into(text, sig, out);
+  return true;
+}
+
 // Versions that only widened the types of a libonnx version whose body is
 // built per call site: that builder serves them, its body importing the old
 // opset (its nodes keep the old version's meaning).
@@ -148,6 +194,7 @@ bool has_table_context_builder(const OpSignature& sig) {
   if (!sig.domain.empty()) return false;
   return sig.name == "CastLike" || (sig.name == "Gelu" && sig.since_version == 20) ||
          (sig.name == "CenterCropPad" && sig.since_version == 18) ||
+         (sig.name == "Range" && sig.since_version == 27) ||
          unchanged_libonnx_predecessor(sig) != nullptr;
 }
 
@@ -156,6 +203,7 @@ bool build_table_context_body(const OpSignature& sig, const ::onnx::FunctionBody
   if (!sig.domain.empty()) return false;
   if (sig.name == "CastLike") return cast_like(sig, ctx, out);
   if (sig.name == "Gelu" && sig.since_version == 20) return gelu(sig, ctx, out);
+  if (sig.name == "Range" && sig.since_version == 27) return range(sig, ctx, out);
   if (sig.name == "CenterCropPad" && sig.since_version == 18) {
     return center_crop_pad(sig, ctx, out);
   }
