@@ -171,6 +171,109 @@ bool range(const OpSignature& sig, const ::onnx::FunctionBodyBuildContext& ctx,
   return true;
 }
 
+// RotaryEmbedding-23 in the (batch, heads, sequence, head_size) layout (a 3-D
+// input is split into num_heads heads first and joined back after): the
+// first rotary_embedding_dim values of each head (all when 0) are rotated as
+// pairs (x1, x2) -> (x1 cos - x2 sin, x2 cos + x1 sin), the pairs being the
+// two halves, or neighbours when interleaved; cos and sin are gathered by
+// position_ids when given. Needs X's rank; declines when it is unknown.
+bool rotary_embedding(const OpSignature& sig, const ::onnx::FunctionBodyBuildContext& ctx,
+                      ::onnx::FunctionProto& out) {
+  const ::onnx::TypeProto* x = ctx.getInputType(0);
+  if (!x || !x->has_tensor_type() || !x->tensor_type().has_shape()) return false;
+  const int rank = x->tensor_type().shape().dim_size();
+  if (rank != 3 && rank != 4) {
+    throw Error(ErrorKind::Invalid, sig.display_name() + ": input X has rank " +
+                                        std::to_string(rank) + "; it must be 3 or 4");
+  }
+  if (rank == 3 && !ctx.getAttribute("num_heads")) {
+    throw Error(ErrorKind::Invalid,
+                sig.display_name() + ": a 3-D input X needs the num_heads attribute");
+  }
+  const ::onnx::AttributeProto* inter = ctx.getAttribute("interleaved");
+  const bool interleaved = inter && inter->i() != 0;
+  const ::onnx::AttributeProto* dim = ctx.getAttribute("rotary_embedding_dim");
+  const int64_t rotary_dim = dim ? dim->i() : 0;
+  std::string text = header(sig) +
+                     "RotaryEmbedding <interleaved, num_heads, rotary_embedding_dim> "
+                     "(X, cos_cache, sin_cache, position_ids) => (Y)\n{\n";
+  if (rank == 3) {
+    text +=
+        "  heads = Constant <value_int: int = @num_heads> ()\n"
+        "  minus_one = Constant <value_ints = [-1]> ()\n"
+        "  heads_1d = Reshape (heads, minus_one)\n"
+        "  zeros2 = Constant <value_ints = [0, 0]> ()\n"
+        "  split_shape = Concat <axis = 0> (zeros2, heads_1d, minus_one)\n"
+        "  x_split = Reshape (X, split_shape)\n"
+        "  x4 = Transpose <perm = [0, 2, 1, 3]> (x_split)\n";
+  } else {
+    text += "  x4 = Identity (X)\n";
+  }
+  if (ctx.hasInput(3)) {
+    text +=
+        "  cos_bs = Gather (cos_cache, position_ids)\n"
+        "  sin_bs = Gather (sin_cache, position_ids)\n";
+  } else {
+    text +=
+        "  cos_bs = Identity (cos_cache)\n"
+        "  sin_bs = Identity (sin_cache)\n";
+  }
+  text +=
+      "  head_axis = Constant <value_ints = [1]> ()\n"
+      "  cos = Unsqueeze (cos_bs, head_axis)\n"
+      "  sin = Unsqueeze (sin_bs, head_axis)\n"
+      "  last = Constant <value_ints = [3]> ()\n"
+      "  begin = Constant <value_ints = [0]> ()\n"
+      "  end = Constant <value_ints = [9223372036854775807]> ()\n";
+  if (rotary_dim > 0) {
+    text += "  rot_dim = Constant <value_ints = [" + std::to_string(rotary_dim) + "]> ()\n";
+  } else {
+    text += "  rot_dim = Shape <start = 3, end = 4> (x4)\n";
+  }
+  text +=
+      "  x_rot = Slice (x4, begin, rot_dim, last)\n"
+      "  x_pass = Slice (x4, rot_dim, end, last)\n";
+  if (interleaved) {
+    text +=
+        "  one = Constant <value_ints = [1]> ()\n"
+        "  two = Constant <value_ints = [2]> ()\n"
+        "  x1 = Slice (x_rot, begin, end, last, two)\n"
+        "  x2 = Slice (x_rot, one, end, last, two)\n";
+  } else {
+    text += "  x1, x2 = Split <axis = 3, num_outputs = 2> (x_rot)\n";
+  }
+  text +=
+      "  x1_cos = Mul (x1, cos)\n"
+      "  x2_sin = Mul (x2, sin)\n"
+      "  real = Sub (x1_cos, x2_sin)\n"
+      "  x2_cos = Mul (x2, cos)\n"
+      "  x1_sin = Mul (x1, sin)\n"
+      "  imag = Add (x2_cos, x1_sin)\n";
+  if (interleaved) {
+    text +=
+        "  pair_axis = Constant <value_ints = [4]> ()\n"
+        "  real_5d = Unsqueeze (real, pair_axis)\n"
+        "  imag_5d = Unsqueeze (imag, pair_axis)\n"
+        "  pairs = Concat <axis = 4> (real_5d, imag_5d)\n"
+        "  rot_shape = Shape (x_rot)\n"
+        "  rotated = Reshape (pairs, rot_shape)\n";
+  } else {
+    text += "  rotated = Concat <axis = 3> (real, imag)\n";
+  }
+  text += "  y4 = Concat <axis = 3> (rotated, x_pass)\n";
+  if (rank == 3) {
+    text +=
+        "  y_split = Transpose <perm = [0, 2, 1, 3]> (y4)\n"
+        "  x_shape = Shape (X)\n"
+        "  Y = Reshape (y_split, x_shape)\n";
+  } else {
+    text += "  Y = Identity (y4)\n";
+  }
+  text += "}\n";
+  parse_into(text, sig, out);
+  return true;
+}
+
 // Versions that only widened the types of a libonnx version whose body is
 // built per call site: that builder serves them, its body importing the old
 // opset (its nodes keep the old version's meaning).
@@ -195,6 +298,7 @@ bool has_table_context_builder(const OpSignature& sig) {
   return sig.name == "CastLike" || (sig.name == "Gelu" && sig.since_version == 20) ||
          (sig.name == "CenterCropPad" && sig.since_version == 18) ||
          (sig.name == "Range" && sig.since_version == 27) ||
+         (sig.name == "RotaryEmbedding" && sig.since_version == 23) ||
          unchanged_libonnx_predecessor(sig) != nullptr;
 }
 
@@ -204,6 +308,9 @@ bool build_table_context_body(const OpSignature& sig, const ::onnx::FunctionBody
   if (sig.name == "CastLike") return cast_like(sig, ctx, out);
   if (sig.name == "Gelu" && sig.since_version == 20) return gelu(sig, ctx, out);
   if (sig.name == "Range" && sig.since_version == 27) return range(sig, ctx, out);
+  if (sig.name == "RotaryEmbedding" && sig.since_version == 23) {
+    return rotary_embedding(sig, ctx, out);
+  }
   if (sig.name == "CenterCropPad" && sig.since_version == 18) {
     return center_crop_pad(sig, ctx, out);
   }
