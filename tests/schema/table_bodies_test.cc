@@ -24,7 +24,6 @@ bool from_table(const OpSignature& s) {
 // yet (their kernels run instead), and why.
 const std::map<std::string, std::string>& missing_bodies() {
   static const std::map<std::string, std::string> m = {
-      {"AffineGrid-20", "the spec's body builds 2-D and 3-D grids by rank: not written yet"},
       {"Det-22", "no decomposition into fixed-size ONNX ops (LU with pivoting): not written"},
       {"Attention-23", "masking, GQA, past key/value and softcap per call site: not written yet"},
       {"Attention-24", "as Attention-23, plus nonpad_kv_seqlen: not written yet"},
