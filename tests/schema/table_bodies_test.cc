@@ -27,7 +27,6 @@ const std::map<std::string, std::string>& missing_bodies() {
       {"Attention-23", "masking, GQA, past key/value and softcap per call site: not written yet"},
       {"Attention-24", "as Attention-23, plus nonpad_kv_seqlen: not written yet"},
       {"Attention-25", "as Attention-24: not written yet"},
-      {"CausalConvWithState-27", "state handling per call site: not written yet"},
       {"LinearAttention-27", "recurrence over the sequence (Scan): not written yet"},
       {"ai.onnx.preview.FlexAttention-1", "body built from its graph attributes: not written yet"},
   };

@@ -274,6 +274,66 @@ bool rotary_embedding(const OpSignature& sig, const ::onnx::FunctionBodyBuildCon
   return true;
 }
 
+// The static length of dimension `axis` of input `i`, or -1.
+int64_t static_dim(const ::onnx::FunctionBodyBuildContext& ctx, int i, int axis) {
+  const ::onnx::TypeProto* t = ctx.getInputType(i);
+  if (!t || !t->has_tensor_type() || !t->tensor_type().has_shape()) return -1;
+  const auto& shape = t->tensor_type().shape();
+  if (axis >= shape.dim_size() || !shape.dim(axis).has_dim_value()) return -1;
+  return shape.dim(axis).dim_value();
+}
+
+// CausalConvWithState-27: the input joined after past_state (zeros when
+// absent), a depthwise Conv over it (group = channels, which must be known
+// statically: declined otherwise), the optional SiLU, and the last k - 1
+// positions of the joined sequence as present_state.
+bool causal_conv_with_state(const OpSignature& sig, const ::onnx::FunctionBodyBuildContext& ctx,
+                            ::onnx::FunctionProto& out) {
+  int64_t channels = static_dim(ctx, 0, 1);
+  if (channels < 0) channels = static_dim(ctx, 1, 0);
+  if (channels <= 0) return false;
+  const ::onnx::AttributeProto* act = ctx.getAttribute("activation");
+  const std::string activation = act ? act->s() : "none";
+  if (activation != "none" && activation != "silu" && activation != "swish") {
+    throw Error(ErrorKind::Invalid, sig.display_name() + ": attribute activation is '" +
+                                        activation + "'; it must be 'silu', 'swish' or 'none'");
+  }
+  std::string text = header(sig) +
+                     "CausalConvWithState <activation> (input, weight, bias, past_state) => "
+                     "(output, present_state)\n{\n"
+                     "  kernel = Shape <start = 2, end = 3> (weight)\n"
+                     "  one = Constant <value_ints = [1]> ()\n"
+                     "  carry = Sub (kernel, one)\n";
+  if (ctx.hasInput(3)) {
+    text += "  history = Identity (past_state)\n";
+  } else {
+    text +=
+        "  batch_channels = Shape <start = 0, end = 2> (input)\n"
+        "  history_shape = Concat <axis = 0> (batch_channels, carry)\n"
+        "  zeros = ConstantOfShape (history_shape)\n"
+        "  history = CastLike (zeros, input)\n";
+  }
+  text +=
+      "  joined = Concat <axis = 2> (history, input)\n"
+      "  conv = Conv <group = " +
+      std::to_string(channels) + "> (joined, weight" + (ctx.hasInput(2) ? ", bias" : "") + ")\n";
+  if (activation == "none") {
+    text += "  output = Identity (conv)\n";
+  } else {
+    text +=
+        "  gate = Sigmoid (conv)\n"
+        "  output = Mul (conv, gate)\n";
+  }
+  text +=
+      "  joined_length = Shape <start = 2, end = 3> (joined)\n"
+      "  carry_start = Sub (joined_length, carry)\n"
+      "  axis = Constant <value_ints = [2]> ()\n"
+      "  present_state = Slice (joined, carry_start, joined_length, axis)\n"
+      "}\n";
+  parse_into(text, sig, out);
+  return true;
+}
+
 // Versions that only widened the types of a libonnx version whose body is
 // built per call site: that builder serves them, its body importing the old
 // opset (its nodes keep the old version's meaning).
@@ -299,6 +359,7 @@ bool has_table_context_builder(const OpSignature& sig) {
          (sig.name == "CenterCropPad" && sig.since_version == 18) ||
          (sig.name == "Range" && sig.since_version == 27) ||
          (sig.name == "RotaryEmbedding" && sig.since_version == 23) ||
+         (sig.name == "CausalConvWithState" && sig.since_version == 27) ||
          unchanged_libonnx_predecessor(sig) != nullptr;
 }
 
@@ -308,6 +369,9 @@ bool build_table_context_body(const OpSignature& sig, const ::onnx::FunctionBody
   if (sig.name == "CastLike") return cast_like(sig, ctx, out);
   if (sig.name == "Gelu" && sig.since_version == 20) return gelu(sig, ctx, out);
   if (sig.name == "Range" && sig.since_version == 27) return range(sig, ctx, out);
+  if (sig.name == "CausalConvWithState" && sig.since_version == 27) {
+    return causal_conv_with_state(sig, ctx, out);
+  }
   if (sig.name == "RotaryEmbedding" && sig.since_version == 23) {
     return rotary_embedding(sig, ctx, out);
   }
