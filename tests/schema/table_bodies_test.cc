@@ -192,5 +192,33 @@ TEST(TableBodies, GeluFollowsItsApproximateAttribute) {
   }
 }
 
+// Call sites a body cannot be built for: declined (null) when a static fact
+// the body needs is unknown, a reasoned Invalid error when the call breaks
+// the spec.
+TEST(TableBodies, BadOrUnknownCallSites) {
+  const OpSignature& conv = require("", "CausalConvWithState", 27);
+  CallSite call;
+  call.input_types = {ir::Type::tensor(ir::DataType::Float), ir::Type::tensor(ir::DataType::Float)};
+  call.outputs_present = {true, true};
+  EXPECT_EQ(context_dependent_body(conv, 27, call), nullptr) << "channels unknown";
+  call.input_types[0] = ir::Type::tensor(ir::DataType::Float, ir::Shape{1, 4, 8});
+  EXPECT_NE(context_dependent_body(conv, 27, call), nullptr);
+
+  const OpSignature& rope = require("", "RotaryEmbedding", 23);
+  CallSite r;
+  r.input_types = {ir::Type::tensor(ir::DataType::Float, ir::Shape{2, 8}),
+                   ir::Type::tensor(ir::DataType::Float), ir::Type::tensor(ir::DataType::Float)};
+  r.outputs_present = {true};
+  try {
+    context_dependent_body(rope, 23, r);
+    FAIL() << "a rank-2 X was accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::Invalid);
+    EXPECT_NE(std::string(e.what()).find("rank 2"), std::string::npos) << e.what();
+  }
+  r.input_types[0] = ir::Type::tensor(ir::DataType::Float);  // rank unknown
+  EXPECT_EQ(context_dependent_body(rope, 23, r), nullptr);
+}
+
 }  // namespace
 }  // namespace oxs::schema
