@@ -351,33 +351,39 @@ const ::onnx::OpSchema* unchanged_libonnx_predecessor(const OpSignature& sig) {
   return nullptr;
 }
 
+using Builder = bool (*)(const OpSignature&, const ::onnx::FunctionBodyBuildContext&,
+                         ::onnx::FunctionProto&);
+
+// oxs's builders by op version (since 0: every table version of the op).
+Builder builder_for(const OpSignature& sig) {
+  static const struct {
+    const char* name;
+    int64_t since;
+    Builder build;
+  } kBuilders[] = {
+      {"CastLike", 0, cast_like},
+      {"Gelu", 20, gelu},
+      {"CenterCropPad", 18, center_crop_pad},
+      {"Range", 27, range},
+      {"RotaryEmbedding", 23, rotary_embedding},
+      {"CausalConvWithState", 27, causal_conv_with_state},
+  };
+  if (!sig.domain.empty()) return nullptr;
+  for (const auto& b : kBuilders) {
+    if (sig.name == b.name && (b.since == 0 || sig.since_version == b.since)) return b.build;
+  }
+  return nullptr;
+}
+
 }  // namespace
 
 bool has_table_context_builder(const OpSignature& sig) {
-  if (!sig.domain.empty()) return false;
-  return sig.name == "CastLike" || (sig.name == "Gelu" && sig.since_version == 20) ||
-         (sig.name == "CenterCropPad" && sig.since_version == 18) ||
-         (sig.name == "Range" && sig.since_version == 27) ||
-         (sig.name == "RotaryEmbedding" && sig.since_version == 23) ||
-         (sig.name == "CausalConvWithState" && sig.since_version == 27) ||
-         unchanged_libonnx_predecessor(sig) != nullptr;
+  return builder_for(sig) != nullptr || unchanged_libonnx_predecessor(sig) != nullptr;
 }
 
 bool build_table_context_body(const OpSignature& sig, const ::onnx::FunctionBodyBuildContext& ctx,
                               ::onnx::FunctionProto& out) {
-  if (!sig.domain.empty()) return false;
-  if (sig.name == "CastLike") return cast_like(sig, ctx, out);
-  if (sig.name == "Gelu" && sig.since_version == 20) return gelu(sig, ctx, out);
-  if (sig.name == "Range" && sig.since_version == 27) return range(sig, ctx, out);
-  if (sig.name == "CausalConvWithState" && sig.since_version == 27) {
-    return causal_conv_with_state(sig, ctx, out);
-  }
-  if (sig.name == "RotaryEmbedding" && sig.since_version == 23) {
-    return rotary_embedding(sig, ctx, out);
-  }
-  if (sig.name == "CenterCropPad" && sig.since_version == 18) {
-    return center_crop_pad(sig, ctx, out);
-  }
+  if (Builder build = builder_for(sig)) return build(sig, ctx, out);
   if (const ::onnx::OpSchema* old = unchanged_libonnx_predecessor(sig)) {
     try {
       return old->BuildContextDependentFunction(ctx, out);
