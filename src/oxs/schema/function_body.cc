@@ -5,6 +5,8 @@
 
 #include "oxs/ir/error.h"
 #include "oxs/onnx/libonnx_bridge.h"
+#include "oxs/schema/bodies/context_bodies.h"
+#include "oxs/schema/bodies/text_bodies.h"
 #include "oxs/schema/onnx_schema.h"
 
 namespace oxs::schema {
@@ -78,13 +80,26 @@ const ::onnx::OpSchema& schema_for(const OpSignature& sig) {
   return *s;
 }
 
+// oxs's own fixed body of a table op version, as IR; null if there is none.
+std::unique_ptr<ir::Function> table_text_body(const OpSignature& sig, int64_t opset) {
+  const ::onnx::FunctionProto* fn = bodies::text_body(sig.domain, sig.name, sig.since_version);
+  return fn ? to_ir(sig, opset, *fn) : nullptr;
+}
+
 }  // namespace
+
+bool body_available(const OpSignature& sig) {
+  if (!sig.has_function_body && !sig.has_context_dependent_function) return false;
+  if (onnx_schema_of(sig)) return true;
+  return bodies::text_body(sig.domain, sig.name, sig.since_version) != nullptr ||
+         (sig.has_context_dependent_function && bodies::has_table_context_builder(sig));
+}
 
 std::unique_ptr<ir::Function> function_body(const OpSignature& sig, int64_t opset) {
   check_opset(sig, opset);
   if (!sig.has_function_body) return nullptr;
-  // Versions from oxs's table (opset 18+) carry signatures only: no body.
-  if (!onnx_schema_of(sig)) return nullptr;
+  // Versions from oxs's table (opset 18+): oxs's own bodies.
+  if (!onnx_schema_of(sig)) return table_text_body(sig, opset);
   const ::onnx::FunctionProto* fn = schema_for(sig).GetFunction();
   if (!fn || fn->node_size() == 0) return nullptr;
   return to_ir(sig, opset, *fn);
@@ -113,9 +128,17 @@ std::unique_ptr<ir::Function> context_dependent_body(const OpSignature& sig, int
                                                      const CallSite& call) {
   check_opset(sig, opset);
   if (!sig.has_context_dependent_function) return nullptr;
-  if (!onnx_schema_of(sig)) return nullptr;  // a table version: no body (see above)
-  const ::onnx::OpSchema& schema = schema_for(sig);
   BuildContext ctx(call);
+  if (!onnx_schema_of(sig)) {
+    // A table version: built by oxs for this call site, or one fixed body
+    // that serves every call site.
+    ::onnx::FunctionProto proto;
+    if (bodies::build_table_context_body(sig, ctx, proto) && proto.node_size() > 0) {
+      return to_ir(sig, opset, std::move(proto));
+    }
+    return table_text_body(sig, opset);
+  }
+  const ::onnx::OpSchema& schema = schema_for(sig);
   ::onnx::FunctionProto proto;
   bool built = false;
   try {

@@ -22,10 +22,18 @@ namespace oxs::schema {
 // The schema's fixed function body, or null when the op has none (see
 // OpSignature::has_function_body). `opset` is the caller's opset of the op's
 // domain; it must be >= sig.since_version (throws oxs::Error Usage otherwise).
-// libonnx 1.12 keeps one body per schema version, so the body does not vary
-// further with `opset`. Op versions from oxs's own table (ai.onnx 18+) have
-// signatures only: their bodies are null even where the spec defines one.
+// There is one body per op version, so the body does not vary further with
+// `opset`. Op versions from libonnx (opsets 1-17) get libonnx's bodies;
+// those from oxs's own table (ai.onnx 18+) get oxs's bodies
+// (schema/data/function_bodies.onnxtxt, and schema/bodies/ for the ones
+// built per call site). Callers cannot tell the sources apart.
 std::unique_ptr<ir::Function> function_body(const OpSignature& sig, int64_t opset);
+
+// Whether oxs can hand out a body for `sig`: a fixed one (function_body), or
+// one built per call site (context_dependent_body, which may still decline a
+// particular call site). False for ops the spec does not define as
+// functions, and for the table op versions oxs has no body for yet.
+bool body_available(const OpSignature& sig);
 
 // What a context-dependent body is built from: the call site.
 struct CallSite {
@@ -45,7 +53,8 @@ CallSite call_site_of(const ir::Node& node);
 // Builds the body for a context-dependent function op (see
 // OpSignature::has_context_dependent_function) at `call`. Returns null when
 // the op has no context-dependent body or libonnx declines to build one for
-// this call site (e.g. an input type it needs is unknown). As libonnx builds
+// this call site (e.g. an input type it needs is unknown); for a table op
+// version this is oxs's body (built per call, or its one fixed body). As libonnx builds
 // them, the body lists every formal output, but outputs the call site does
 // not use (outputs_present false) may be left uncomputed.
 std::unique_ptr<ir::Function> context_dependent_body(const OpSignature& sig, int64_t opset,
