@@ -46,7 +46,8 @@ int run_convert(const ConvertArgs& args) {
   ir::Model model = load_model(args.in, load_options, args.verbosity);
   std::string converted;
   if (args.opset) {
-    schema::OpsetConversion c = schema::convert_opset(model, args.opset, directory_of(args.in));
+    schema::OpsetConversion c =
+        schema::convert_opset(std::move(model), args.opset, directory_of(args.in));
     model = std::move(c.model);
     converted = " (opset " + std::to_string(c.from) + " -> " + std::to_string(c.to) + ")";
   }
@@ -94,8 +95,8 @@ Run setup_convert(CLI::App& app) {
   app.add_flag("--inline-data", args->inline_data, "store every tensor inside OUT")
       ->excludes(args->external);
   app.add_option("--opset", args->opset,
-                 "convert to this ai.onnx opset, up or down (libonnx's version converter; "
-                 "refuses ops it cannot convert)")
+                 "convert to this ai.onnx opset (1-28), up or down; refuses, naming the "
+                 "node, what cannot be converted")
       ->check(integer_between(1, 1000));
   app.add_flag("--in-place", args->in_place,
                "allow OUT to be IN (the file is replaced atomically)");
