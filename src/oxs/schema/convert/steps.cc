@@ -45,7 +45,7 @@ void check_attrs(ir::Node& node, const OpSignature& newer, const OpSignature& ol
       continue;
     }
     refuse(node, "attribute '" + a.name + "' is new in " + versioned(node, newer.since_version) +
-                     " and " + versioned(node, older.since_version) + " (opset " +
+                     "; " + versioned(node, older.since_version) + " (opset " +
                      std::to_string(step.older) + ") has no equivalent");
   }
   for (const std::string& name : drop) node.remove_attr(name);
