@@ -258,5 +258,14 @@ TEST(VersionConvertBackend, NewerOpsetsDownToPreviousVersion) {
   EXPECT_GE(t.converted, 760);
 }
 
+TEST(VersionConvertBackend, NewerOpsetsDownToSeventeen) {
+  // Every step of oxs's own converter, none of libonnx's.
+  ASSERT_TRUE(fs::is_directory(kData)) << kData << " not found (OXS_ONNX_BACKEND_1_23)";
+  Tally t =
+      convert_all([](const ir::Model& m) -> int64_t { return default_opset(m) > 17 ? 17 : 0; });
+  report(t, "down to opset 17");
+  EXPECT_GE(t.converted, 590);
+}
+
 }  // namespace
 }  // namespace oxs::testing

@@ -174,6 +174,35 @@ TEST(VersionConvert, FunctionBodiesAndImportsAreConverted) {
   EXPECT_EQ(body->attr("axes"), nullptr);  // every axis, as before
 }
 
+TEST(VersionConvert, ResizeAxesAreFoldedIntoFullRankScalesDown) {
+  ir::Model m = one_node_model(18, "Resize", {{"x", float_tensor({1, 1, 2, 2})}},
+                               {{"y", float_tensor({1, 1, 4, 4})}});
+  ir::Node* r = find(*m.graph, "Resize");
+  std::vector<float> scales{2.0F, 2.0F};
+  r->append_input(nullptr);
+  r->append_input(m.graph->add_initializer(
+      "scales", std::make_shared<ir::Tensor>(ir::Tensor::from<float>(
+                    ir::DataType::Float, {2}, {scales.data(), scales.size()}))));
+  r->set_attr(ir::Attr::of_ints("axes", {2, 3}));
+  auto down = convert_opset(std::move(m), 17, "");
+  r = find(*down.model.graph, "Resize");
+  EXPECT_EQ(r->attr("axes"), nullptr);
+  auto full = r->input(2)->producer()->attr("value")->t->data<float>();
+  EXPECT_EQ(std::vector<float>(full.begin(), full.end()), (std::vector<float>{1, 1, 2, 2}));
+}
+
+TEST(VersionConvert, CastToBfloat16IsRefusedAcross19) {
+  // Cast-13 truncates to bfloat16 (onnx's reference, oxs's evaluator);
+  // Cast-19 rounds to nearest even.
+  ir::Model m = one_node_model(19, "Cast", {{"x", float_tensor({2})}},
+                               {{"y", ir::Type::tensor(ir::DataType::BFloat16, ir::Shape{2})}});
+  find(*m.graph, "Cast")->set_attr(ir::Attr::of_int("to", int64_t(ir::DataType::BFloat16)));
+  EXPECT_EQ(refusal(std::move(m), 18),
+            "cannot convert from opset 19 to 18: node 'the_Cast' (Cast): a cast to bfloat16 "
+            "truncates in Cast-13 and rounds to nearest even from Cast-19; the results would "
+            "change");
+}
+
 TEST(VersionConvert, TypesTheOlderVersionLacksAreRefusedByName) {
   ir::Model m = one_node_model(19, "Cast", {{"x", float_tensor({2})}},
                                {{"y", ir::Type::tensor(ir::DataType::Float8E4M3FN, ir::Shape{2})}});

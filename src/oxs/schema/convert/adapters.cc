@@ -60,19 +60,19 @@ void axes_to_attr(ir::Node& node, const Step& step) {
   if (input_absent(node, 1)) {
     if (noop) {
       refuse(node, "noop_with_empty_axes=1 without axes (the identity) has no equivalent in " +
-                       versioned(node, step.older));
+                       versioned(node, step.older_since));
     }
     return;
   }
   std::optional<std::vector<int64_t>> axes = constant_ints(node, 1);
   if (!axes) {
     refuse(node, "its axes input '" + node.input(1)->name() + "' is not a constant; " +
-                     versioned(node, 13) + " (opset " + std::to_string(step.older) +
+                     versioned(node, step.older_since) + " (opset " + std::to_string(step.older) +
                      ") takes axes as an attribute");
   }
   if (axes->empty() && noop) {
     refuse(node, "noop_with_empty_axes=1 with empty axes (the identity) has no equivalent in " +
-                     versioned(node, step.older));
+                     versioned(node, step.older_since));
   }
   drop_input(node, 1);
   if (!axes->empty()) node.set_attr(ir::Attr::of_ints("axes", *axes));
@@ -104,7 +104,7 @@ void split_down(ir::Node& node, const Step& step) {
   }
   if (!dim) {
     refuse(node, "num_outputs=" + std::to_string(n) + " splits a dimension of unknown size; " +
-                     versioned(node, step.older) +
+                     versioned(node, step.older_since) +
                      " needs the sizes (declare the input's shape first)");
   }
   if (n <= 0 || *dim % n == 0) return;
@@ -125,7 +125,7 @@ void pad18_down(ir::Node& node, const Step& step) {
     refuse(node,
            "its axes input needs constant axes and pads and an input of known rank to be "
            "folded into the pads of " +
-               versioned(node, step.older));
+               versioned(node, step.older_since));
   }
   std::vector<int64_t> full(size_t(2 * *rank), 0);
   const size_t k = axes->size();
@@ -143,12 +143,82 @@ void pad19_down(ir::Node& node, const Step& step) {
   refuse_values(node, step, "mode", {"wrap"});
 }
 
+// Resize-18's axes attribute: scales (1 elsewhere) or sizes (the input's
+// dims elsewhere) written for every axis, as Resize-13 takes them.
+void resize18_down(ir::Node& node, const Step& step) {
+  const ir::Attr* a = plain_attr(node, "axes");
+  if (a == nullptr) return;
+  const std::vector<int64_t> axes = a->ints;
+  const ir::Type& x = node.input(0)->type();
+  const bool known = x.is_tensor() && x.shape().has_value();
+  const auto rank = known ? static_cast<int64_t>(x.shape()->rank()) : 0;
+  auto why = [&](const std::string& what) {
+    refuse(node, "its axes attribute cannot be folded into " + versioned(node, step.older_since) +
+                     "'s full-rank " + what);
+  };
+  if (!known) why("inputs: the input's rank is unknown");
+  if (!input_absent(node, 1)) why("roi (not folded by oxs)");
+  std::vector<size_t> at;
+  for (int64_t v : axes) {
+    const int64_t ax = v < 0 ? v + rank : v;
+    if (ax < 0 || ax >= rank) why("inputs: axis " + std::to_string(v) + " is out of range");
+    at.push_back(size_t(ax));
+  }
+  if (const ir::Tensor* t = constant_input(node, 2); t != nullptr) {
+    if (t->dtype() != ir::DataType::Float || size_t(t->numel()) != at.size()) why("scales");
+    std::vector<float> full(size_t(rank), 1.0F);
+    auto given = t->data<float>();
+    for (size_t j = 0; j < at.size(); ++j) full[at[j]] = given[j];
+    set_constant_input(node, 2,
+                       std::make_shared<ir::Tensor>(ir::Tensor::from<float>(
+                           ir::DataType::Float, {rank}, {full.data(), full.size()})));
+  } else if (std::optional<std::vector<int64_t>> sizes = constant_ints(node, 3)) {
+    if (sizes->size() != at.size()) why("sizes");
+    std::vector<int64_t> full;
+    for (const ir::Dim& d : x.shape()->dims()) {
+      full.push_back(d.is_known() ? d.value() : -1);
+    }
+    for (size_t j = 0; j < at.size(); ++j) full[at[j]] = (*sizes)[j];
+    for (int64_t v : full) {
+      if (v < 0) why("sizes: a dimension outside axes is not known");
+    }
+    set_constant_input(node, 3, full);
+  } else {
+    why("scales or sizes: neither is a constant");
+  }
+  node.remove_attr("axes");
+}
+
 void resize19_down(ir::Node& node, const Step& step) {
   refuse_values(node, step, "coordinate_transformation_mode", {"half_pixel_symmetric"});
 }
 
 void scatter18_down(ir::Node& node, const Step& step) {
   refuse_values(node, step, "reduction", {"max", "min"});
+}
+
+// ---- Cast-19 / CastLike-19: saturate; float to bfloat16 rounds ----
+
+void cast19(ir::Node& node, const Step& step) {
+  ir::DataType to = ir::DataType::Undefined;
+  if (node.op_type() == "Cast") {
+    to = static_cast<ir::DataType>(int_attr(node, "to", 0));
+  } else if (!input_absent(node, 1) && node.input(1)->type().is_tensor()) {
+    to = node.input(1)->type().elem_type();
+  }
+  const ir::DataType from = node.input(0)->type().is_tensor() ? node.input(0)->type().elem_type()
+                                                              : ir::DataType::Undefined;
+  if (to == ir::DataType::BFloat16 && from != ir::DataType::BFloat16) {
+    // Cast-19 rounds to nearest even; Cast-13 truncates (onnx's reference
+    // implementation and its test data, which oxs's evaluator follows).
+    refuse(node, "a cast to bfloat16 truncates in " + versioned(node, step.older_since) +
+                     " and rounds to nearest even from " + versioned(node, step.newer) +
+                     "; the results would change");
+  }
+  const bool to_float8 = to == ir::DataType::Float8E4M3FN || to == ir::DataType::Float8E4M3FNUZ ||
+                         to == ir::DataType::Float8E5M2 || to == ir::DataType::Float8E5M2FNUZ;
+  // saturate matters for float8 targets only.
+  if (!step.up && !to_float8 && to != ir::DataType::Undefined) node.remove_attr("saturate");
 }
 
 // ---- GridSample-20: mode names, n-d ----
@@ -165,8 +235,8 @@ void grid_sample_up(ir::Node& node, const Step&) {
 
 void grid_sample_down(ir::Node& node, const Step& step) {
   if (std::optional<int64_t> r = input_rank(node, 0); r && *r != 4) {
-    refuse(node, "its input is " + std::to_string(*r) + "-d; " + versioned(node, 16) + " (opset " +
-                     std::to_string(step.older) + ") samples 4-d inputs only");
+    refuse(node, "its input is " + std::to_string(*r) + "-d; " + versioned(node, step.older_since) +
+                     " (opset " + std::to_string(step.older) + ") samples 4-d inputs only");
   }
   rename_mode(node, "linear", "bilinear");
   rename_mode(node, "cubic", "bicubic");
@@ -185,7 +255,7 @@ void dft_down(ir::Node& node, const Step& step) {
   if (!input_absent(node, 2)) {
     std::optional<std::vector<int64_t>> v = constant_ints(node, 2);
     if (!v || v->size() != 1) {
-      refuse(node, "its axis input is not a constant; " + versioned(node, 17) +
+      refuse(node, "its axis input is not a constant; " + versioned(node, step.older_since) +
                        " takes the axis as an attribute");
     }
     axis = (*v)[0];
@@ -261,9 +331,12 @@ constexpr std::array kAdapters = {
     Adapter{"Split", 18, split_up, split_down},
     Adapter{"Pad", 18, nullptr, pad18_down},
     Adapter{"Pad", 19, nullptr, pad19_down},
+    Adapter{"Resize", 18, nullptr, resize18_down},
     Adapter{"Resize", 19, nullptr, resize19_down},
     Adapter{"ScatterElements", 18, nullptr, scatter18_down},
     Adapter{"ScatterND", 18, nullptr, scatter18_down},
+    Adapter{"Cast", 19, cast19, cast19},
+    Adapter{"CastLike", 19, cast19, cast19},
     Adapter{"GridSample", 20, grid_sample_up, grid_sample_down},
     Adapter{"DFT", 20, dft_up, dft_down},
     // Down from 21 is refused: GroupNormalization-18 is deprecated by ONNX.

@@ -20,6 +20,9 @@ struct Step {
   int64_t older = 0;
   int64_t newer = 0;
   bool up = true;
+  // For the node at hand: the since_version of its op's version in force at
+  // `older` (0 when the op is new at `newer`), for messages.
+  int64_t older_since = 0;
 };
 
 // Throws oxs::Error (Unsupported): "node 'n' (Op): why".

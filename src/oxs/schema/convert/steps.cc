@@ -110,7 +110,7 @@ void check_types(const ir::Node& node, const OpSignature& older, const Step& ste
   }
 }
 
-void convert_node(ir::Node& node, const Step& step) {
+void convert_node(ir::Node& node, Step step) {
   if (!is_default_domain(node.domain())) return;
   const OpSignature* newer = lookup("", node.op_type(), step.newer);
   const int64_t at = step.up ? step.older : step.newer;
@@ -125,11 +125,12 @@ void convert_node(ir::Node& node, const Step& step) {
     refuse(node, "the op is removed as of ai.onnx opset " + std::to_string(step.newer));
   }
   const Adapter* adapter = find_adapter(node.op_type(), step.newer);
+  const OpSignature* older = lookup("", node.op_type(), step.older);
+  step.older_since = older != nullptr ? older->since_version : 0;
   if (step.up) {
     if (adapter != nullptr && adapter->up != nullptr) adapter->up(node, step);
     return;
   }
-  const OpSignature* older = lookup("", node.op_type(), step.older);
   if (older != nullptr && older->deprecated) {
     refuse(node, versioned(node, older->since_version) + ", the version before opset " +
                      std::to_string(step.newer) + ", is deprecated by ONNX; opset " +
