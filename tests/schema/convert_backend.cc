@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "eval/backend_values.h"
 #include "oxs/eval/session.h"
 #include "oxs/ir/error.h"
 #include "oxs/onnx/model_io.h"
@@ -36,34 +37,8 @@ using eval::Value;
 
 const fs::path kData = OXS_ONNX_BACKEND_1_23 "/node";
 
-Value from_data(onnx::ValueData& d) {
-  using Kind = onnx::ValueData::Kind;
-  switch (d.kind) {
-    case Kind::Tensor:
-      return eval::Tensor::from_ir(std::shared_ptr<const ir::Tensor>(d.tensor));
-    case Kind::Sequence: {
-      std::vector<Value> items;
-      for (auto& e : d.items) items.push_back(from_data(e));
-      return Value::sequence(std::move(items));
-    }
-    case Kind::Optional:
-      if (d.items.empty()) return Value::optional(std::nullopt);
-      return Value::optional(from_data(d.items[0]));
-    case Kind::Map:
-      return Value::map(eval::Tensor::from_ir(*d.tensor), eval::Tensor::from_ir(*d.map_values));
-  }
-  return {};
-}
-
 Value read_value(const fs::path& p, const ir::Type& type) {
-  onnx::ValueData d = onnx::load_value(p.string(), type);
-  Value v = from_data(d);
-  // numpy has no bfloat16: the test data holds its bits as uint16.
-  if (type.is_tensor() && type.elem_type() == ir::DataType::BFloat16 &&
-      v.tensor().dtype() == ir::DataType::Uint16) {
-    return v.tensor().bitcast(ir::DataType::BFloat16);
-  }
-  return v;
+  return read_backend_value(p.string(), type);
 }
 
 // Empty when equal within onnx's tolerances, else what differs.
