@@ -211,6 +211,7 @@ OpsetConversion convert_opset(ir::Model model, int64_t target, const std::string
   out.to = target;
   const bool up = target > from;
   try {
+    if (target < from) convert::refuse_ops_newer_than(model, target);
     if (from > kLibonnxLatest || target > kLibonnxLatest) {
       // Through opset 17: libonnx below it, oxs's own steps above it.
       if (from < kLibonnxLatest) model = libonnx_convert(model, from, kLibonnxLatest, model_dir);

@@ -1,5 +1,6 @@
 #include "oxs/schema/convert/steps.h"
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -161,6 +162,32 @@ int64_t default_import(const std::vector<ir::OpsetImport>& imports) {
 }
 
 }  // namespace
+
+void refuse_ops_newer_than(const ir::Model& model, int64_t target) {
+  const ir::Node* first = nullptr;
+  std::vector<std::string> ops;  // "Gelu-20", each op once
+  std::set<std::string> seen;
+  auto visit = [&](ir::Node* n) {
+    if (!is_default_domain(n->domain()) || seen.count(n->op_type())) return;
+    seen.insert(n->op_type());
+    const std::vector<int64_t> versions = op_versions("", n->op_type());
+    if (versions.empty() || versions.front() <= target) return;
+    if (first == nullptr) first = n;
+    ops.push_back(versioned(*n, versions.front()));
+  };
+  model.graph->for_each_node_recursive(visit);
+  for (const auto& f : model.functions) f->body->for_each_node_recursive(visit);
+  if (first == nullptr) return;
+  std::string why = first->op_type() + " is new in ai.onnx opset " +
+                    ops.front().substr(first->op_type().size() + 1) + "; opset " +
+                    std::to_string(target) + " has no such op";
+  if (ops.size() > 1) {
+    why += " (nor ";
+    for (size_t i = 1; i < ops.size(); ++i) why += (i > 1 ? ", " : "") + ops[i];
+    why += ")";
+  }
+  refuse(*first, why);
+}
 
 void convert_steps(ir::Model& model, int64_t from, int64_t to) {
   std::vector<ir::Graph*> graphs{model.graph.get()};

@@ -20,4 +20,10 @@ namespace oxs::schema::convert {
 // model is then partly converted and must be dropped.
 void convert_steps(ir::Model& model, int64_t from, int64_t to);
 
+// Throws oxs::Error (Unsupported) when the model (graph, subgraphs,
+// functions) uses ai.onnx ops that do not exist yet at opset `target`,
+// naming the first such node and every such op with the opset it came in.
+// One pass over the nodes.
+void refuse_ops_newer_than(const ir::Model& model, int64_t target);
+
 }  // namespace oxs::schema::convert
