@@ -160,9 +160,30 @@ TEST(CliModelTools, ConvertOpsetRefusesWhatItCannotConvert) {
   EXPECT_FALSE(std::filesystem::exists(dir.file("x.onnx")));
   ASSERT_EQ(run_oxs({"compile", source_path("examples/hardmax.py"), "-o", dir.file("h.onnx")}).code,
             0);
+  // Its function uses CastLike, which opset 13 lacks: named up front.
   r = run_oxs({"convert", dir.file("h.onnx"), dir.file("h13.onnx"), "--opset", "13"});
   EXPECT_EQ(r.code, 1) << r.err;
+  EXPECT_TRUE(contains(r.err,
+                       "(CastLike): CastLike is new in ai.onnx opset 15; opset 13 has no "
+                       "such op"))
+      << r.err;
+  // libonnx's converter (within 1-17) drops functions: refused.
+  r = run_oxs({"convert", dir.file("h.onnx"), dir.file("h16.onnx"), "--opset", "16"});
+  EXPECT_EQ(r.code, 1) << r.err;
   EXPECT_TRUE(contains(r.err, "model-local function")) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(dir.file("h16.onnx")));
+  // oxs's own steps (17-28) convert functions too, both ways.
+  ASSERT_EQ(run_oxs({"compile", source_path("examples/hardmax.py"), "--opset", "18", "-o",
+                     dir.file("h18.onnx")})
+                .code,
+            0);
+  r = run_oxs({"convert", dir.file("h18.onnx"), dir.file("h28.onnx"), "--opset", "28"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(run_oxs({"check", dir.file("h28.onnx")}).code, 0);
+  EXPECT_TRUE(contains(run_oxs({"print", dir.file("h28.onnx")}).out, "opsets {ai.onnx: 28"));
+  r = run_oxs({"convert", dir.file("h28.onnx"), dir.file("h17.onnx"), "--opset", "17"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(run_oxs({"check", dir.file("h17.onnx")}).code, 0);
 }
 
 TEST(CliModelTools, ConvertOpsetAcrossSeventeenBothWaysKeepsTheOutputs) {
