@@ -233,6 +233,20 @@ TEST(VersionConvertBackend, NewerOpsetsDownToPreviousVersion) {
   EXPECT_GE(t.converted, 760);
 }
 
+TEST(VersionConvertBackend, LibonnxChangingTheInterfaceIsRefused) {
+  // libonnx's Scan 8 -> 9 adapter drops the batch axis of the graph's inputs.
+  const fs::path dir = kData / "test_scan_sum";
+  ir::Model m = onnx::load((dir / "model.onnx").string());
+  try {
+    schema::convert_opset(std::move(m), 9, dir.string());
+    FAIL() << "converted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.message(),
+              "cannot convert from opset 8 to 9: libonnx's converter changes the graph input "
+              "'initial' from float[1,2] to float[2]; refusing to change the model's interface");
+  }
+}
+
 TEST(VersionConvertBackend, NewerOpsetsDownToSeventeen) {
   // Every step of oxs's own converter, none of libonnx's.
   ASSERT_TRUE(fs::is_directory(kData)) << kData << " not found (OXS_ONNX_BACKEND_1_23)";

@@ -219,6 +219,18 @@ TEST(VersionConvert, OpsNewerThanTheTargetAreNamed) {
             "opset 20; opset 19 has no such op");
 }
 
+TEST(VersionConvert, EveryOpNewerThanTheTargetIsNamedUpFront) {
+  ir::Model m = one_node_model(26, "Gelu", {{"x", float_tensor({2})}}, {{"y", float_tensor({2})}});
+  ir::Node* gelu = find(*m.graph, "Gelu");
+  ir::Node* cast = m.graph->create_node("BitCast", std::vector<ir::Value*>{gelu->output(0)});
+  cast->set_attr(ir::Attr::of_int("to", int64_t(ir::DataType::Int32)));
+  ir::Node* again = m.graph->create_node("Gelu", std::vector<ir::Value*>{cast->output(0)});
+  m.graph->add_output(again->output(0));
+  EXPECT_EQ(refusal(std::move(m), 13),
+            "cannot convert from opset 26 to 13: node 'the_Gelu' (Gelu): Gelu is new in ai.onnx "
+            "opset 20; opset 13 has no such op (nor BitCast-26)");
+}
+
 TEST(VersionConvert, AttributesTheOlderVersionLacksDropWhenDefaultElseRefused) {
   ir::Model m = one_node_model(19, "AveragePool", {{"x", float_tensor({1, 1, 4, 4})}},
                                {{"y", float_tensor({1, 1, 3, 3})}});
