@@ -110,6 +110,10 @@ std::string converter_message(std::string why) {
              " version in this direction";
     }
   }
+  if (why.find("No initializer or constant input to node found") != std::string::npos) {
+    return "libonnx's converter needs an input (axes, split, pads, ...) to be an initializer, "
+           "and it is computed or a graph input";
+  }
   const std::string none = "No Previous Version of ";  // "... of CastLike exists"
   if (auto at = why.find(none); at != std::string::npos) {
     std::string op = why.substr(at + none.size());
