@@ -191,6 +191,46 @@ TEST(VersionConvert, ResizeAxesAreFoldedIntoFullRankScalesDown) {
   EXPECT_EQ(std::vector<float>(full.begin(), full.end()), (std::vector<float>{1, 1, 2, 2}));
 }
 
+TEST(VersionConvert, GroupNormalizationScaleIsSpreadOverChannelsUp) {
+  // Version 18 (deprecated by ONNX) takes one scale and bias per group;
+  // 21 one per channel: 4 channels in 2 groups.
+  ir::Model m = one_node_model(18, "GroupNormalization", {{"x", float_tensor({1, 4, 2})}},
+                               {{"y", float_tensor({1, 4, 2})}});
+  ir::Node* g = find(*m.graph, "GroupNormalization");
+  g->set_attr(ir::Attr::of_int("num_groups", 2));
+  std::vector<float> scale{2.0F, 3.0F}, bias{0.5F, -1.0F};
+  auto tensor = [](std::vector<float>& v) {
+    return std::make_shared<ir::Tensor>(
+        ir::Tensor::from<float>(ir::DataType::Float, {2}, {v.data(), v.size()}));
+  };
+  g->append_input(m.graph->add_initializer("scale", tensor(scale)));
+  g->append_input(m.graph->add_initializer("bias", tensor(bias)));
+  auto up = convert_opset(std::move(m), 21, "");
+  g = find(*up.model.graph, "GroupNormalization");
+  auto floats = [](const ir::Node& n, size_t i) {
+    auto d = n.input(i)->producer()->attr("value")->t->data<float>();
+    return std::vector<float>(d.begin(), d.end());
+  };
+  EXPECT_EQ(floats(*g, 1), (std::vector<float>{2, 2, 3, 3}));
+  EXPECT_EQ(floats(*g, 2), (std::vector<float>{0.5F, 0.5F, -1, -1}));
+  // Down, version 18 being deprecated, is refused.
+  EXPECT_EQ(refusal(std::move(up.model), 20),
+            "cannot convert from opset 21 to 20: node 'the_GroupNormalization' "
+            "(GroupNormalization): GroupNormalization-18, the version before opset 21, is "
+            "deprecated by ONNX; opset 20 has no usable GroupNormalization");
+}
+
+TEST(VersionConvert, NewValuesOfStringAttributesAreRefusedDown) {
+  ir::Type i64 = ir::Type::tensor(ir::DataType::Int64, ir::Shape{1, 2});
+  ir::Model m = one_node_model(
+      18, "ScatterElements", {{"x", float_tensor({1, 4})}, {"i", i64}, {"u", float_tensor({1, 2})}},
+      {{"y", float_tensor({1, 4})}});
+  find(*m.graph, "ScatterElements")->set_attr(ir::Attr::of_string("reduction", "max"));
+  EXPECT_EQ(refusal(std::move(m), 17),
+            "cannot convert from opset 18 to 17: node 'the_ScatterElements' (ScatterElements): "
+            "reduction='max' is new in ScatterElements-18; opset 17 has no equivalent");
+}
+
 TEST(VersionConvert, CastToBfloat16IsRefusedAcross19) {
   // Cast-13 truncates to bfloat16 (onnx's reference, oxs's evaluator);
   // Cast-19 rounds to nearest even.

@@ -289,18 +289,16 @@ std::pair<int64_t, int64_t> channels_and_groups(ir::Node& node, const Step& step
   return {(*t.shape())[1].value(), groups};
 }
 
-// Each element of `t` (n elements) repeated `times` times, or each
-// `times`-th one when `shrink`.
-std::shared_ptr<ir::Tensor> regroup(const ir::Tensor& t, int64_t n_out, int64_t times,
-                                    bool shrink) {
-  auto out = std::make_shared<ir::Tensor>(t.dtype(), std::vector<int64_t>{n_out});
+// Each element of `t` repeated `times` times (`n_out` elements in all).
+std::shared_ptr<ir::Tensor> regroup(const ir::Tensor& t, int64_t n_out, int64_t times) {
   const auto in = t.bytes();
   const size_t size = in.size() / size_t(t.numel());
-  auto dst = out->mutable_bytes();
+  std::string bytes(size_t(n_out) * size, '\0');
   for (int64_t i = 0; i < n_out; ++i) {
-    const int64_t from = shrink ? i * times : i / times;
-    std::memcpy(dst.data() + size_t(i) * size, in.data() + size_t(from) * size, size);
+    std::memcpy(bytes.data() + size_t(i) * size, in.data() + size_t(i / times) * size, size);
   }
+  auto out = std::make_shared<ir::Tensor>(t.dtype(), std::vector<int64_t>{n_out});
+  out->set_storage(std::make_shared<ir::OwnedStorage>(std::move(bytes)));
   return out;
 }
 
@@ -314,7 +312,7 @@ void group_norm_up(ir::Node& node, const Step& step) {
                        "the channels of " +
                        versioned(node, step.newer));
     }
-    set_constant_input(node, i, regroup(*t, channels, channels / groups, false));
+    set_constant_input(node, i, regroup(*t, channels, channels / groups));
   }
 }
 
