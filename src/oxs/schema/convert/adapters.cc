@@ -93,7 +93,7 @@ void split_down(ir::Node& node, const Step& step) {
   // Split-13 without `split` cuts equal parts; Split-18 with num_outputs
   // makes the last part smaller when the size does not divide.
   int64_t axis = int_attr(node, "axis", 0);
-  const ir::Type& t = node.input(0)->type();
+  const ir::Type& t = input_type(node, 0);
   std::optional<int64_t> dim;
   if (t.is_tensor() && t.shape()) {
     const auto r = static_cast<int64_t>(t.shape()->rank());
@@ -149,7 +149,7 @@ void resize18_down(ir::Node& node, const Step& step) {
   const ir::Attr* a = plain_attr(node, "axes");
   if (a == nullptr) return;
   const std::vector<int64_t> axes = a->ints;
-  const ir::Type& x = node.input(0)->type();
+  const ir::Type& x = input_type(node, 0);
   const bool known = x.is_tensor() && x.shape().has_value();
   const auto rank = known ? static_cast<int64_t>(x.shape()->rank()) : 0;
   auto why = [&](const std::string& what) {
@@ -203,11 +203,11 @@ void cast19(ir::Node& node, const Step& step) {
   ir::DataType to = ir::DataType::Undefined;
   if (node.op_type() == "Cast") {
     to = static_cast<ir::DataType>(int_attr(node, "to", 0));
-  } else if (!input_absent(node, 1) && node.input(1)->type().is_tensor()) {
-    to = node.input(1)->type().elem_type();
+  } else if (input_type(node, 1).is_tensor()) {
+    to = input_type(node, 1).elem_type();
   }
-  const ir::DataType from = node.input(0)->type().is_tensor() ? node.input(0)->type().elem_type()
-                                                              : ir::DataType::Undefined;
+  const ir::DataType from =
+      input_type(node, 0).is_tensor() ? input_type(node, 0).elem_type() : ir::DataType::Undefined;
   if (to == ir::DataType::BFloat16 && from != ir::DataType::BFloat16) {
     // Cast-19 rounds to nearest even; Cast-13 truncates (onnx's reference
     // implementation and its test data, which oxs's evaluator follows).
@@ -279,7 +279,7 @@ void dft_down(ir::Node& node, const Step& step) {
 // The channel count (dim 1 of X) and the group count, or a refusal.
 std::pair<int64_t, int64_t> channels_and_groups(ir::Node& node, const Step& step) {
   const int64_t groups = int_attr(node, "num_groups", 0);
-  const ir::Type& t = node.input(0)->type();
+  const ir::Type& t = input_type(node, 0);
   if (!t.is_tensor() || !t.shape() || t.shape()->rank() < 2 || !(*t.shape())[1].is_known() ||
       groups <= 0 || (*t.shape())[1].value() % groups != 0) {
     refuse(node, "scale and bias change from per group to per channel between opsets " +

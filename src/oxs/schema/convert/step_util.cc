@@ -100,9 +100,13 @@ void drop_input(ir::Node& node, size_t i) {
   }
 }
 
+const ir::Type& input_type(const ir::Node& node, size_t i) {
+  static const ir::Type none;
+  return input_absent(node, i) ? none : node.input(i)->type();
+}
+
 std::optional<int64_t> input_rank(const ir::Node& node, size_t i) {
-  if (input_absent(node, i)) return std::nullopt;
-  const ir::Type& t = node.input(i)->type();
+  const ir::Type& t = input_type(node, i);
   if (!t.is_tensor() || !t.shape()) return std::nullopt;
   return static_cast<int64_t>(t.shape()->rank());
 }

@@ -56,6 +56,9 @@ const ir::Tensor* constant_input(const ir::Node& node, size_t i);
 // fed only it is removed too.
 void drop_input(ir::Node& node, size_t i);
 
+// The type of input `i`, or the empty type when it is absent.
+const ir::Type& input_type(const ir::Node& node, size_t i);
+
 // The rank of input `i` when its type says, else nullopt.
 std::optional<int64_t> input_rank(const ir::Node& node, size_t i);
 
