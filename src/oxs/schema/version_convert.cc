@@ -10,6 +10,7 @@
 #include "oxs/ir/error.h"
 #include "oxs/onnx/libonnx_bridge.h"
 #include "oxs/schema/conformance.h"
+#include "oxs/schema/convert/step_util.h"
 #include "oxs/schema/convert/steps.h"
 #include "oxs/schema/ir_version.h"
 #include "oxs/schema/registry.h"
@@ -186,6 +187,47 @@ ir::Model libonnx_convert(const ir::Model& model, int64_t from, int64_t to,
   return out;
 }
 
+// libonnx's 13 -> 12 adapters of ReduceSum, Squeeze (axes) and Split
+// (split), which make an input an attribute, crash on a node without that
+// input. Such a node gets it spelled out when the input's shape says it
+// (ReduceSum: every axis, as without axes; Squeeze: the dims of size 1;
+// Split: equal parts), else it is refused.
+void spell_out_for_libonnx(ir::Model& model) {
+  model.graph->for_each_node_recursive([](ir::Node* n) {
+    const std::string& op = n->op_type();
+    if (!n->domain().empty() || (op != "ReduceSum" && op != "Squeeze" && op != "Split") ||
+        !convert::input_absent(*n, 1)) {
+      return;
+    }
+    const ir::Attr* noop = n->attr("noop_with_empty_axes");
+    const ir::Attr* axis = n->attr("axis");
+    const ir::Type& t = convert::input_type(*n, 0);
+    std::vector<int64_t> values;
+    bool known = t.is_tensor() && t.shape().has_value() && (noop == nullptr || noop->i == 0);
+    const auto rank = known ? int64_t(t.shape()->rank()) : 0;
+    if (known && op == "Split") {
+      int64_t a = axis != nullptr ? axis->i : 0;
+      a = a < 0 ? a + rank : a;
+      const auto parts = int64_t(n->num_outputs());
+      known = a >= 0 && a < rank && (*t.shape())[size_t(a)].is_known() && parts > 0 &&
+              (*t.shape())[size_t(a)].value() % parts == 0;
+      if (known) values.assign(size_t(parts), (*t.shape())[size_t(a)].value() / parts);
+    }
+    for (int64_t i = 0; known && op != "Split" && i < rank; ++i) {
+      const ir::Dim& d = (*t.shape())[size_t(i)];
+      if (op == "ReduceSum" || (d.is_known() && d.value() == 1)) values.push_back(i);
+      if (op == "Squeeze" && !d.is_known()) known = false;
+    }
+    if (!known || values.empty()) {
+      convert::refuse(*n, "without its " + std::string(op == "Split" ? "split" : "axes") +
+                              " input and an input of known shape, libonnx's " + op +
+                              " 13 -> 12 adapter cannot convert it");
+    }
+    n->remove_attr("noop_with_empty_axes");
+    convert::set_constant_input(*n, 1, values);
+  });
+}
+
 // The IR version the converted model declares: raised to what its new
 // opset needs going up, lowered to what it still needs going down.
 void fit_ir_version(ir::Model& model, bool up) {
@@ -223,9 +265,11 @@ OpsetConversion convert_opset(ir::Model model, int64_t target, const std::string
                              std::max(target, kLibonnxLatest));
       fit_ir_version(model, up);
       if (target < kLibonnxLatest) {
+        if (target < 13) spell_out_for_libonnx(model);
         model = libonnx_convert(model, kLibonnxLatest, target, model_dir);
       }
     } else if (from != target) {
+      if (from >= 13 && target < 13) spell_out_for_libonnx(model);
       model = libonnx_convert(model, from, target, model_dir);
     }
   } catch (const Error& e) {
