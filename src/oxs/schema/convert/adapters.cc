@@ -251,6 +251,11 @@ void dft_up(ir::Node& node, const Step&) {
 }
 
 void dft_down(ir::Node& node, const Step& step) {
+  if (int_attr(node, "onesided", 0) != 0 && int_attr(node, "inverse", 0) != 0) {
+    refuse(node, "onesided=1 with inverse=1 (an inverse of a one-sided DFT) is new in " +
+                     versioned(node, step.newer) + "; " + versioned(node, step.older_since) +
+                     " refuses it");
+  }
   int64_t axis = -2;  // DFT-20's default
   if (!input_absent(node, 2)) {
     std::optional<std::vector<int64_t>> v = constant_ints(node, 2);
@@ -272,6 +277,22 @@ void dft_down(ir::Node& node, const Step& step) {
   }
   drop_input(node, 2);
   node.set_attr(ir::Attr::of_int("axis", axis));
+}
+
+// ---- OptionalHasElement-18 / OptionalGetElement-18: plain inputs ----
+
+void optional18_down(ir::Node& node, const Step& step) {
+  if (input_absent(node, 0)) {
+    refuse(node, "without an input (an absent optional) it is new in " +
+                     versioned(node, step.newer) + "; " + versioned(node, step.older_since) +
+                     " needs one");
+  }
+  const ir::Type& t = input_type(node, 0);
+  if (!t.is_none() && t.kind() != ir::Type::Kind::Optional) {
+    refuse(node, "its input '" + node.input(0)->name() + "' is a " + t.to_string() +
+                     ", not an optional: new in " + versioned(node, step.newer) + "; " +
+                     versioned(node, step.older_since) + " takes optionals only");
+  }
 }
 
 // ---- GroupNormalization-21: scale and bias per channel, not per group ----
@@ -333,6 +354,8 @@ constexpr std::array kAdapters = {
     Adapter{"Resize", 19, nullptr, resize19_down},
     Adapter{"ScatterElements", 18, nullptr, scatter18_down},
     Adapter{"ScatterND", 18, nullptr, scatter18_down},
+    Adapter{"OptionalHasElement", 18, nullptr, optional18_down},
+    Adapter{"OptionalGetElement", 18, nullptr, optional18_down},
     Adapter{"Cast", 19, cast19, cast19},
     Adapter{"CastLike", 19, cast19, cast19},
     Adapter{"GridSample", 20, grid_sample_up, grid_sample_down},
