@@ -8,7 +8,9 @@
 #include <filesystem>
 #include <sstream>
 
+#include "oxs/onnx/model_io.h"
 #include "run_oxs.h"
+#include "schema/one_node_model.h"
 
 namespace oxs::testing {
 namespace {
@@ -152,14 +154,86 @@ TEST(CliModelTools, ConvertOpsetRefusesWhatItCannotConvert) {
   EXPECT_EQ(r.code, 1) << r.err;
   EXPECT_TRUE(contains(r.err, "cannot convert from opset 12 to 11")) << r.err;
   EXPECT_FALSE(std::filesystem::exists(dir.file("celu11.onnx")));
-  r = run_oxs({"convert", kMlp, dir.file("x.onnx"), "--opset", "18"});
+  r = run_oxs({"convert", kMlp, dir.file("x.onnx"), "--opset", "29"});
   EXPECT_EQ(r.code, 2) << r.err;
-  EXPECT_TRUE(contains(r.err, "between ai.onnx opsets 1 and 17")) << r.err;
+  EXPECT_TRUE(contains(r.err, "between ai.onnx opsets 1 and 28")) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(dir.file("x.onnx")));
   ASSERT_EQ(run_oxs({"compile", source_path("examples/hardmax.py"), "-o", dir.file("h.onnx")}).code,
             0);
+  // Its function uses CastLike, which opset 13 lacks: named up front.
   r = run_oxs({"convert", dir.file("h.onnx"), dir.file("h13.onnx"), "--opset", "13"});
   EXPECT_EQ(r.code, 1) << r.err;
+  EXPECT_TRUE(contains(r.err,
+                       "(CastLike): CastLike is new in ai.onnx opset 15; opset 13 has no "
+                       "such op"))
+      << r.err;
+  // libonnx's converter (within 1-17) drops functions: refused.
+  r = run_oxs({"convert", dir.file("h.onnx"), dir.file("h16.onnx"), "--opset", "16"});
+  EXPECT_EQ(r.code, 1) << r.err;
   EXPECT_TRUE(contains(r.err, "model-local function")) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(dir.file("h16.onnx")));
+  // oxs's own steps (17-28) convert functions too, both ways.
+  ASSERT_EQ(run_oxs({"compile", source_path("examples/hardmax.py"), "--opset", "18", "-o",
+                     dir.file("h18.onnx")})
+                .code,
+            0);
+  r = run_oxs({"convert", dir.file("h18.onnx"), dir.file("h28.onnx"), "--opset", "28"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(run_oxs({"check", dir.file("h28.onnx")}).code, 0);
+  EXPECT_TRUE(contains(run_oxs({"print", dir.file("h28.onnx")}).out, "opsets {ai.onnx: 28"));
+  r = run_oxs({"convert", dir.file("h28.onnx"), dir.file("h17.onnx"), "--opset", "17"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(run_oxs({"check", dir.file("h17.onnx")}).code, 0);
+}
+
+TEST(CliModelTools, ConvertOpsetAcrossSeventeenBothWaysKeepsTheOutputs) {
+  // 17 -> 28 by oxs's own steps, 28 -> 13 by them and then libonnx's.
+  TempDir dir;
+  RunResult r = run_oxs({"convert", kMlp, dir.file("m28.onnx"), "--opset", "28"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(contains(r.out, "(opset 17 -> 28)")) << r.out;
+  EXPECT_TRUE(contains(run_oxs({"info", dir.file("m28.onnx")}).out, "opsets:       ai.onnx 28"));
+  EXPECT_EQ(run_oxs({"check", dir.file("m28.onnx")}).code, 0);
+  r = run_oxs({"convert", dir.file("m28.onnx"), dir.file("m13.onnx"), "--opset", "13"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(python(kChecker, {dir.file("m13.onnx")}), "ok\n");
+  const std::string x = "X=[[1,-2,3,-4],[0.5,0,0,1]]";
+  EXPECT_EQ(outputs_of(dir.file("m28.onnx"), x), outputs_of(kMlp, x));
+  EXPECT_EQ(outputs_of(dir.file("m13.onnx"), x), outputs_of(kMlp, x));
+}
+
+// Saves a one-node model in `dir` and returns its path.
+std::string saved(const TempDir& dir, const std::string& name, const ir::Model& m) {
+  const std::string path = dir.file(name);
+  onnx::save(m, path);
+  return path;
+}
+
+TEST(CliModelTools, ConvertOpsetRefusalsAreOneLineAndWriteNothing) {
+  TempDir dir;
+  const std::string gelu =
+      saved(dir, "gelu.onnx",
+            one_node_model(20, "Gelu", {{"x", float_tensor({2})}}, {{"y", float_tensor({2})}}));
+  RunResult r = run_oxs({"convert", gelu, dir.file("gelu19.onnx"), "--opset", "19"});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(r.err,
+            "oxs: error: cannot convert from opset 20 to 19: node 'the_Gelu' (Gelu): Gelu is new "
+            "in ai.onnx opset 20; opset 19 has no such op\n");
+  EXPECT_FALSE(std::filesystem::exists(dir.file("gelu19.onnx")));
+
+  // A type the older version lacks: the node, the op and the type are named.
+  ir::Model cast = one_node_model(21, "Cast", {{"x", float_tensor({2})}},
+                                  {{"y", ir::Type::tensor(ir::DataType::Int4, ir::Shape{2})}}, {});
+  cast.graph->first_node()->set_attr(ir::Attr::of_int("to", int64_t(ir::DataType::Int4)));
+  const std::string c = saved(dir, "cast.onnx", cast);
+  const auto before = std::filesystem::file_size(c);
+  r = run_oxs({"convert", c, c, "--opset", "20", "--in-place"});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(r.err,
+            "oxs: error: cannot convert from opset 21 to 20: node 'the_Cast' (Cast): output 'y' "
+            "is of element type int4, which Cast-19 (opset 20) does not take\n");
+  EXPECT_EQ(std::filesystem::file_size(c), before);  // the input is left as it was
+  EXPECT_EQ(run_oxs({"info", c}).code, 0);
 }
 
 }  // namespace

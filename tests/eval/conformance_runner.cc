@@ -40,6 +40,7 @@
 #include <string>
 #include <vector>
 
+#include "eval/backend_values.h"
 #include "oxs/eval/convert/narrow.h"
 #include "oxs/eval/session.h"
 #include "oxs/eval/summary.h"
@@ -58,38 +59,9 @@ using eval::Value;
 
 namespace {
 
-// A value file of the test data, read through the onnx room (the same
-// reader `oxs run --input` uses), as an eval::Value.
-Value from_data(oxs::onnx::ValueData& d) {
-  using Kind = oxs::onnx::ValueData::Kind;
-  switch (d.kind) {
-    case Kind::Tensor:
-      return eval::Tensor::from_ir(std::shared_ptr<const ir::Tensor>(d.tensor));
-    case Kind::Sequence: {
-      std::vector<Value> items;
-      for (auto& e : d.items) items.push_back(from_data(e));
-      return Value::sequence(std::move(items));
-    }
-    case Kind::Optional:
-      if (d.items.empty()) return Value::optional(std::nullopt);
-      return Value::optional(from_data(d.items[0]));
-    case Kind::Map:
-      return Value::map(eval::Tensor::from_ir(*d.tensor), eval::Tensor::from_ir(*d.map_values));
-  }
-  return {};
-}
-
-// Parses a .pb as the proto kind the declared type calls for.
+// A value file of the test data (eval/backend_values.h).
 Value read_value(const fs::path& p, const ir::Type& type) {
-  oxs::onnx::ValueData d = oxs::onnx::load_value(p.string(), type);
-  Value v = from_data(d);
-  // A quirk of the test data: numpy has no bfloat16, so bfloat16 tensors
-  // were written as uint16 holding the bits.
-  if (type.is_tensor() && type.elem_type() == ir::DataType::BFloat16 &&
-      v.tensor().dtype() == ir::DataType::Uint16) {
-    return v.tensor().bitcast(ir::DataType::BFloat16);
-  }
-  return v;
+  return oxs::testing::read_backend_value(p.string(), type);
 }
 
 // Empty when `got` has the element type and shape of `want`.

@@ -1,5 +1,7 @@
 // `oxs convert IN OUT`: re-saves a model, optionally moving weights to an
-// external data file or back inline. Saving is atomic (onnx::save).
+// external data file or back inline, or converting it to another ai.onnx
+// opset (schema::convert_opset). Saving is atomic (onnx::save): a refused
+// conversion writes nothing.
 #include <fmt/core.h>
 
 #include <filesystem>
@@ -46,7 +48,8 @@ int run_convert(const ConvertArgs& args) {
   ir::Model model = load_model(args.in, load_options, args.verbosity);
   std::string converted;
   if (args.opset) {
-    schema::OpsetConversion c = schema::convert_opset(model, args.opset, directory_of(args.in));
+    schema::OpsetConversion c =
+        schema::convert_opset(std::move(model), args.opset, directory_of(args.in));
     model = std::move(c.model);
     converted = " (opset " + std::to_string(c.from) + " -> " + std::to_string(c.to) + ")";
   }
@@ -94,8 +97,8 @@ Run setup_convert(CLI::App& app) {
   app.add_flag("--inline-data", args->inline_data, "store every tensor inside OUT")
       ->excludes(args->external);
   app.add_option("--opset", args->opset,
-                 "convert to this ai.onnx opset, up or down (libonnx's version converter; "
-                 "refuses ops it cannot convert)")
+                 "convert to this ai.onnx opset (1-28), up or down; what cannot be "
+                 "converted is refused, naming the node")
       ->check(integer_between(1, 1000));
   app.add_flag("--in-place", args->in_place,
                "allow OUT to be IN (the file is replaced atomically)");
@@ -104,7 +107,8 @@ Run setup_convert(CLI::App& app) {
       "Examples:\n"
       "  oxs convert examples/models/mlp.onnx mlp_ext.onnx --external-data=64\n"
       "  oxs convert mlp_ext.onnx mlp_inline.onnx --inline-data\n"
-      "  oxs convert examples/models/mlp.onnx mlp_opset13.onnx --opset 13\n");
+      "  oxs convert examples/models/mlp.onnx mlp_opset13.onnx --opset 13\n"
+      "  oxs convert examples/models/mlp.onnx mlp_opset28.onnx --opset 28\n");
   return [args] { return run_convert(*args); };
 }
 

@@ -2,6 +2,7 @@
 
 #include <onnx/version_converter/convert.h>
 
+#include <algorithm>
 #include <memory>
 #include <stdexcept>
 #include <typeinfo>
@@ -9,12 +10,18 @@
 #include "oxs/ir/error.h"
 #include "oxs/onnx/libonnx_bridge.h"
 #include "oxs/schema/conformance.h"
+#include "oxs/schema/convert/step_util.h"
+#include "oxs/schema/convert/steps.h"
+#include "oxs/schema/ir_version.h"
 #include "oxs/schema/registry.h"
 
 namespace oxs::schema {
 namespace {
 
 namespace vc = ::onnx::version_conversion;
+
+// The newest ai.onnx opset libonnx 1.12's converter knows.
+constexpr int64_t kLibonnxLatest = 17;
 
 // Down one opset for an op whose step up libonnx itself declares compatible
 // (a CompatibleAdapter: the same meaning, the newer version taking more
@@ -104,6 +111,16 @@ std::string converter_message(std::string why) {
              " version in this direction";
     }
   }
+  if (why.find("No initializer or constant input to node found") != std::string::npos) {
+    return "libonnx's converter needs an input (axes, split, pads, ...) to be an initializer, "
+           "and it is computed or a graph input";
+  }
+  const std::string none = "No Previous Version of ";  // "... of CastLike exists"
+  if (auto at = why.find(none); at != std::string::npos) {
+    std::string op = why.substr(at + none.size());
+    op = op.substr(0, op.find(' '));
+    return op + " has no version in the older opset (it is newer)";
+  }
   if (auto at = why.find("failed: "); at != std::string::npos) return why.substr(at + 8);
   return why;
 }
@@ -115,54 +132,153 @@ int64_t default_opset(const ir::Model& m) {
   return 0;
 }
 
-}  // namespace
+// libonnx's old IR keeps tensor types only: graph inputs and outputs of
+// other types (sequences, optionals) get theirs back from `before`. A
+// tensor whose shape the converter changed (Scan 8 -> 9 drops the batch
+// axis) changes the model's interface: refused.
+void keep_interface(const ir::Model& before, ir::Model& after) {
+  auto restore = [](const std::vector<ir::Value*>& was, const std::vector<ir::Value*>& now,
+                    const char* what) {
+    if (was.size() != now.size()) return;
+    for (size_t i = 0; i < was.size(); ++i) {
+      const ir::Type& a = was[i]->type();
+      ir::Value& b = *now[i];
+      if (!a.is_tensor() && !a.is_none()) {
+        b.set_type(a);
+      } else if (a.is_tensor() && b.type().is_tensor() && a.shape() && b.type().shape() &&
+                 !(*a.shape() == *b.type().shape())) {
+        throw Error(ErrorKind::Unsupported, std::string("libonnx's converter changes the graph ") +
+                                                what + " '" + was[i]->name() + "' from " +
+                                                a.to_string() + " to " + b.type().to_string() +
+                                                "; refusing to change the model's interface");
+      }
+    }
+  };
+  restore(before.graph->inputs(), after.graph->inputs(), "input");
+  restore(before.graph->outputs(), after.graph->outputs(), "output");
+}
 
-OpsetConversion convert_opset(const ir::Model& model, int64_t target,
-                              const std::string& model_dir) {
-  // libonnx's converter knows the opsets of libonnx (1.12: up to 17), which
-  // may be fewer than the schemas oxs serves.
-  const int64_t latest =
-      ::onnx::OpSchemaRegistry::DomainToVersionRange::Instance().Map().at("").second;
-  if (target < 1 || target > latest) {
-    throw Error(ErrorKind::Usage, "--opset " + std::to_string(target) +
-                                      ": libonnx converts between ai.onnx opsets 1 and " +
-                                      std::to_string(latest));
-  }
-  const int64_t from = default_opset(model);
-  if (from == 0) {
-    throw Error(ErrorKind::Unsupported, "the model imports no ai.onnx opset; nothing to convert");
-  }
+// libonnx's converter from `from` to `to` (both <= 17).
+ir::Model libonnx_convert(const ir::Model& model, int64_t from, int64_t to,
+                          const std::string& model_dir) {
   if (!model.functions.empty()) {
     throw Error(ErrorKind::Unsupported,
                 "the model has " + std::to_string(model.functions.size()) +
-                    " model-local function(s), which libonnx's version converter drops; inline "
-                    "them first (e.g. compile with --inline)");
+                    " model-local function(s), which libonnx's version converter (opsets " +
+                    std::to_string(from) + " to " + std::to_string(to) +
+                    ") drops; inline them first (e.g. compile with --inline)");
   }
-  if (from > latest) {
-    throw Error(ErrorKind::Unsupported, "the model is at opset " + std::to_string(from) +
-                                            "; libonnx's converter knows opsets up to " +
-                                            std::to_string(latest));
-  }
-  OpsetConversion out;
-  out.from = from;
-  out.to = target;
   ::onnx::ModelProto proto;
   onnx::model_to_proto(model, &proto, onnx::ToProtoOptions{});
   ::onnx::ModelProto converted;
   try {
     static const Converter converter;  // builds libonnx's adapter tables once
-    converted = converter.convert_version(proto, ::onnx::OpSetID(from), ::onnx::OpSetID(target));
+    converted = converter.convert_version(proto, ::onnx::OpSetID(from), ::onnx::OpSetID(to));
   } catch (const std::exception& e) {
-    throw Error(ErrorKind::Unsupported, "cannot convert from opset " + std::to_string(from) +
-                                            " to " + std::to_string(target) + ": " +
-                                            converter_message(e.what()));
+    throw Error(ErrorKind::Unsupported, converter_message(e.what()));
   }
   onnx::FromProtoContext ctx;
   ctx.file = "(converted model)";
   ctx.base_dir = model_dir;
   wire::ModelProto wire_model;
   onnx::reencode(converted, &wire_model);
-  out.model = onnx::model_from_proto(wire_model, ctx);
+  ir::Model out = onnx::model_from_proto(wire_model, ctx);
+  keep_interface(model, out);
+  return out;
+}
+
+// libonnx's 13 -> 12 adapters of ReduceSum, Squeeze (axes) and Split
+// (split), which make an input an attribute, crash on a node without that
+// input. Such a node gets it spelled out when the input's shape says it
+// (ReduceSum: every axis, as without axes; Squeeze: the dims of size 1;
+// Split: equal parts), else it is refused.
+void spell_out_for_libonnx(ir::Model& model) {
+  model.graph->for_each_node_recursive([](ir::Node* n) {
+    const std::string& op = n->op_type();
+    if (!n->domain().empty() || (op != "ReduceSum" && op != "Squeeze" && op != "Split") ||
+        !convert::input_absent(*n, 1)) {
+      return;
+    }
+    const ir::Attr* noop = n->attr("noop_with_empty_axes");
+    const ir::Attr* axis = n->attr("axis");
+    const ir::Type& t = convert::input_type(*n, 0);
+    std::vector<int64_t> values;
+    bool known = t.is_tensor() && t.shape().has_value() && (noop == nullptr || noop->i == 0);
+    const auto rank = known ? int64_t(t.shape()->rank()) : 0;
+    if (known && op == "Split") {
+      int64_t a = axis != nullptr ? axis->i : 0;
+      a = a < 0 ? a + rank : a;
+      const auto parts = int64_t(n->num_outputs());
+      known = a >= 0 && a < rank && (*t.shape())[size_t(a)].is_known() && parts > 0 &&
+              (*t.shape())[size_t(a)].value() % parts == 0;
+      if (known) values.assign(size_t(parts), (*t.shape())[size_t(a)].value() / parts);
+    }
+    for (int64_t i = 0; known && op != "Split" && i < rank; ++i) {
+      const ir::Dim& d = (*t.shape())[size_t(i)];
+      if (op == "ReduceSum" || (d.is_known() && d.value() == 1)) values.push_back(i);
+      if (op == "Squeeze" && !d.is_known()) known = false;
+    }
+    if (!known || values.empty()) {
+      convert::refuse(*n, "without its " + std::string(op == "Split" ? "split" : "axes") +
+                              " input and an input of known shape, libonnx's " + op +
+                              " 13 -> 12 adapter cannot convert it");
+    }
+    n->remove_attr("noop_with_empty_axes");
+    convert::set_constant_input(*n, 1, values);
+  });
+}
+
+// The IR version the converted model declares: raised to what its new
+// opset needs going up, lowered to what it still needs going down.
+void fit_ir_version(ir::Model& model, bool up) {
+  const int64_t need = min_ir_version(model);
+  model.ir_version = up ? std::max(model.ir_version, need) : std::min(model.ir_version, need);
+}
+
+}  // namespace
+
+OpsetConversion convert_opset(ir::Model model, int64_t target, const std::string& model_dir) {
+  const int64_t latest = latest_opset("").value_or(kLibonnxLatest);
+  if (target < 1 || target > latest) {
+    throw Error(ErrorKind::Usage, "--opset " + std::to_string(target) +
+                                      ": oxs converts between ai.onnx opsets 1 and " +
+                                      std::to_string(latest));
+  }
+  const int64_t from = default_opset(model);
+  if (from == 0) {
+    throw Error(ErrorKind::Unsupported, "the model imports no ai.onnx opset; nothing to convert");
+  }
+  if (from > latest) {
+    throw Error(ErrorKind::Unsupported, "the model is at opset " + std::to_string(from) +
+                                            "; oxs knows opsets up to " + std::to_string(latest));
+  }
+  OpsetConversion out;
+  out.from = from;
+  out.to = target;
+  const bool up = target > from;
+  try {
+    if (target < from) convert::refuse_ops_newer_than(model, target);
+    if (from > kLibonnxLatest || target > kLibonnxLatest) {
+      // Through opset 17: libonnx below it, oxs's own steps above it.
+      if (from < kLibonnxLatest) model = libonnx_convert(model, from, kLibonnxLatest, model_dir);
+      convert::convert_steps(model, std::max(from, kLibonnxLatest),
+                             std::max(target, kLibonnxLatest));
+      fit_ir_version(model, up);
+      if (target < kLibonnxLatest) {
+        if (target < 13) spell_out_for_libonnx(model);
+        model = libonnx_convert(model, kLibonnxLatest, target, model_dir);
+      }
+    } else if (from != target) {
+      if (from >= 13 && target < 13) spell_out_for_libonnx(model);
+      model = libonnx_convert(model, from, target, model_dir);
+    }
+  } catch (const Error& e) {
+    if (e.kind() != ErrorKind::Unsupported) throw;
+    throw Error(ErrorKind::Unsupported, "cannot convert from opset " + std::to_string(from) +
+                                            " to " + std::to_string(target) + ": " + e.message());
+  }
+  fit_ir_version(model, up);
+  out.model = std::move(model);
   ConformanceOptions check;
   check.model_dir = model_dir;
   for (const ConformanceIssue& issue : check_conformance(out.model, check)) {
