@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "eval/backend_values.h"
 #include "oxs/eval/session.h"
 #include "oxs/ir/error.h"
 #include "oxs/ir/verifier.h"
@@ -33,37 +34,6 @@ namespace eval = oxs::eval;
 namespace rw = oxs::rewrite;
 
 namespace {
-
-eval::Value from_data(oxs::onnx::ValueData& d) {
-  using Kind = oxs::onnx::ValueData::Kind;
-  switch (d.kind) {
-    case Kind::Tensor:
-      return eval::Tensor::from_ir(std::shared_ptr<const ir::Tensor>(d.tensor));
-    case Kind::Sequence: {
-      std::vector<eval::Value> items;
-      for (auto& e : d.items) items.push_back(from_data(e));
-      return eval::Value::sequence(std::move(items));
-    }
-    case Kind::Optional:
-      if (d.items.empty()) return eval::Value::optional(std::nullopt);
-      return eval::Value::optional(from_data(d.items[0]));
-    case Kind::Map:
-      return eval::Value::map(eval::Tensor::from_ir(*d.tensor),
-                              eval::Tensor::from_ir(*d.map_values));
-  }
-  return {};
-}
-
-eval::Value read_value(const fs::path& p, const ir::Type& type) {
-  oxs::onnx::ValueData d = oxs::onnx::load_value(p.string(), type);
-  eval::Value v = from_data(d);
-  // numpy has no bfloat16: the test data holds its bits as uint16.
-  if (type.is_tensor() && type.elem_type() == ir::DataType::BFloat16 &&
-      v.tensor().dtype() == ir::DataType::Uint16) {
-    return v.tensor().bitcast(ir::DataType::BFloat16);
-  }
-  return v;
-}
 
 // An optional holding a value compares as its value (as onnx's harness does).
 eval::Value unwrap(const eval::Value& v, const eval::Value& like) {
@@ -104,7 +74,7 @@ std::string run_test(const fs::path& dir, size_t* rewrites, const std::string& s
       fs::path p = set / ("input_" + std::to_string(i) + ".pb");
       if (!fs::exists(p)) break;
       if (i >= inputs.size()) return "more input files than graph inputs";
-      feeds[inputs[i]->name()] = read_value(p, inputs[i]->type());
+      feeds[inputs[i]->name()] = oxs::testing::read_backend_value(p.string(), inputs[i]->type());
     }
     std::vector<eval::Value> outs = session.run(feeds);
     const auto& gouts = model.graph->outputs();
@@ -113,7 +83,7 @@ std::string run_test(const fs::path& dir, size_t* rewrites, const std::string& s
     for (size_t i = 0; i < gouts.size(); ++i) {
       fs::path p = set / ("output_" + std::to_string(i) + ".pb");
       if (!fs::exists(p)) continue;
-      want.push_back(read_value(p, gouts[i]->type()));
+      want.push_back(oxs::testing::read_backend_value(p.string(), gouts[i]->type()));
       got.push_back(unwrap(outs[i], want.back()));
       want.back() = unwrap(want.back(), got.back());
       names.push_back(gouts[i]->name());
