@@ -3,7 +3,7 @@ module becomes one call of a model-local function (domain 'oxs.modules'),
 one function per class and distinct body; weights stay initializers passed
 in as inputs; chosen modules inside chosen modules nest as calls. Checked on
 resnet18's BasicBlocks (onnx's checker at opset 17, torch eager on the oxs
-evaluator with a dynamic batch) and a small nested model; bad entries are
+evaluator with a dynamic batch, and ONNX Runtime) and a small nested model; bad entries are
 clear errors."""
 
 import onnx
@@ -13,7 +13,7 @@ import torchvision
 
 import oxs
 import oxs.torch
-from torch_helpers import assert_close, eager, run_oxs
+from torch_helpers import assert_close, eager, run_ort, run_oxs
 
 DOMAIN = "oxs.modules"
 
@@ -57,6 +57,8 @@ def test_resnet18_basic_blocks_become_local_functions(entry):
     for n in (1, 3):
         x = torch.randn(n, 3, 224, 224)
         assert_close(run_oxs(model, {"x": x}), eager(m, x), 1e-3, f"resnet18 blocks batch {n}")
+    assert_close(run_ort(model.to_bytes(), {"x": x.numpy()}), eager(m, x), 1e-3,
+                 "resnet18 blocks on onnxruntime")
 
 
 class Inner(torch.nn.Module):
