@@ -135,6 +135,7 @@ class Interpreter {
       for_each_read(g_.nodes[i], [&](int64_t id) { last_use_[id] = i; });
     }
     for (const auto& [id, name] : g_.outputs) last_use_[id] = g_.nodes.size();
+    for (const Param& p : g_.params) param_names_.emplace(p.id, p.name);
   }
 
   // Builds nodes [begin, end); a run of nodes inside the same chosen module
@@ -180,8 +181,6 @@ class Interpreter {
         if (last_use_[m.id] >= end) outs.push_back(m.id);
       }
     }
-    std::unordered_map<int64_t, std::string> param_names;
-    for (const Param& p : g_.params) param_names.emplace(p.id, p.name);
     int& count = module_count_[cls];
     std::string name = count == 0 ? cls : cls + "_" + std::to_string(count);
     builder::Builder body = b_->function(std::string(kModuleDomain), name);
@@ -193,8 +192,8 @@ class Interpreter {
                                              std::to_string(ins[k]) + " before it is built");
       }
       outer.push_back(v);
-      auto pn = param_names.find(ins[k]);
-      std::string in_name = pn != param_names.end() && pn->second.rfind(path + ".", 0) == 0
+      auto pn = param_names_.find(ins[k]);
+      std::string in_name = pn != param_names_.end() && pn->second.rfind(path + ".", 0) == 0
                                 ? pn->second.substr(path.size() + 1)
                                 : "x" + std::to_string(k);
       values_[ins[k]] = body.input(in_name, v.type());
@@ -526,6 +525,7 @@ class Interpreter {
   // Per value id, the index of the last node reading it (nodes.size() for
   // graph outputs): what a module call must return.
   std::vector<size_t> last_use_;
+  std::unordered_map<int64_t, std::string> param_names_;  // by value id
   // Module functions by body key, and how many each class has.
   std::unordered_map<std::string, const ir::Function*> module_functions_;
   std::map<std::string, int> module_count_;
