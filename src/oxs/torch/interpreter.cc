@@ -8,6 +8,7 @@
 
 #include "oxs/builder/builder.h"
 #include "oxs/ir/error.h"
+#include "oxs/ir/printer.h"
 #include "oxs/rewrite/passes/manager.h"
 #include "oxs/rewrite/passes/standard.h"
 #include "oxs/schema/registry.h"
@@ -77,26 +78,29 @@ class Interpreter {
   Interpreter(const ExportGraph& g, const ExportOptions& o)
       : g_(g),
         o_(o),
-        b_(builder::BuilderOptions{.opset = o.opset, .graph_name = "main_graph"}),
+        main_(builder::BuilderOptions{.opset = o.opset, .graph_name = "main_graph"}),
         symbols_(g.symbols) {
-    b_.use_opset("", o.opset);
+    b_->use_opset("", o.opset);
     values_.resize(static_cast<size_t>(g.num_values()));
   }
 
   ir::Model run(const Dispatch& d, ExportTimings& t) {
     auto t0 = std::chrono::steady_clock::now();
     for (const GraphInput& in : g_.inputs) {
-      values_[in.id] = b_.input(in.name, ir::Type::tensor(in.dtype, ir::Shape(in.dims)));
+      values_[in.id] = b_->input(in.name, ir::Type::tensor(in.dtype, ir::Shape(in.dims)));
     }
     for (const Param& p : g_.params) {
       ir::Tensor t = *p.tensor;
-      values_[p.id] = b_.constant(std::move(t), p.name);
+      values_[p.id] = b_->constant(std::move(t), p.name);
     }
-    for (size_t i = 0; i < g_.nodes.size(); ++i) build_node(g_.nodes[i], *d.decisions[i].winner);
-    for (const auto& [id, name] : g_.outputs) b_.output(values_[id], name);
+    d_ = &d;
+    find_last_uses();
+    build_range(0, g_.nodes.size(), 0);
+    for (const auto& [id, name] : g_.outputs) b_->output(values_[id], name);
     t.build_s = seconds_since(t0);
     t0 = std::chrono::steady_clock::now();
-    ir::Model m = b_.finish({.inline_functions = !o_.keep_functions});
+    // Module functions call the library's functions: both stay local then.
+    ir::Model m = b_->finish({.inline_functions = !o_.keep_functions && module_count_.empty()});
     drop_noop_castlikes(*m.graph);
     // Inlined bodies leave constant arithmetic on attributes (CastLike of a
     // Constant): fold it so the graph is as small as a hand-written one.
@@ -112,6 +116,152 @@ class Interpreter {
   }
 
  private:
+  // Calls `f` for each value id node n reads.
+  template <class F>
+  static void for_each_read(const FxNode& n, F&& f) {
+    for (const Arg& a : n.args) {
+      if (a.kind == Arg::Kind::Tensor && a.i >= 0) f(a.i);
+      if (a.kind == Arg::Kind::TensorList) {
+        for (int64_t id : a.ints) {
+          if (id >= 0) f(id);
+        }
+      }
+    }
+  }
+
+  void find_last_uses() {
+    last_use_.assign(values_.size(), 0);
+    for (size_t i = 0; i < g_.nodes.size(); ++i) {
+      for_each_read(g_.nodes[i], [&](int64_t id) { last_use_[id] = i; });
+    }
+    for (const auto& [id, name] : g_.outputs) last_use_[id] = g_.nodes.size();
+    for (const Param& p : g_.params) param_names_.emplace(p.id, p.name);
+  }
+
+  // Builds nodes [begin, end); a run of nodes inside the same chosen module
+  // call at this nesting depth becomes one call of a module function.
+  void build_range(size_t begin, size_t end, size_t depth) {
+    for (size_t i = begin; i < end;) {
+      const FxNode& n = g_.nodes[i];
+      if (n.scopes.size() <= depth) {
+        build_node(n, *d_->decisions[i].winner);
+        ++i;
+        continue;
+      }
+      size_t j = i + 1;
+      while (j < end && g_.nodes[j].scopes.size() > depth &&
+             g_.nodes[j].scopes[depth] == n.scopes[depth]) {
+        ++j;
+      }
+      build_module_call(i, j, depth);
+      i = j;
+    }
+  }
+
+  // Nodes [begin, end) of one call of a chosen module (scope "path (Class)")
+  // as a model-local function of kModuleDomain: the values they read from
+  // outside (weights included) are its inputs, those read after it its
+  // outputs. Calls whose bodies are the same (structure, types, attributes)
+  // share one function.
+  void build_module_call(size_t begin, size_t end, size_t depth) {
+    const std::string& scope = g_.nodes[begin].scopes[depth];
+    size_t open = scope.rfind(" (");
+    std::string path = scope.substr(0, open);
+    std::string cls = open == std::string::npos ? scope : scope.substr(open + 2);
+    if (!cls.empty() && cls.back() == ')') cls.pop_back();
+    std::vector<int64_t> ins, outs;
+    std::unordered_map<int64_t, bool> inside;  // id -> produced inside
+    for (size_t i = begin; i < end; ++i) {
+      for_each_read(g_.nodes[i], [&](int64_t id) {
+        if (inside.emplace(id, false).second) ins.push_back(id);
+      });
+      for (const OutMeta& m : g_.nodes[i].outputs) {
+        if (m.id < 0) continue;
+        inside[m.id] = true;
+        if (last_use_[m.id] >= end) outs.push_back(m.id);
+      }
+    }
+    int& count = module_count_[cls];
+    std::string name = count == 0 ? cls : cls + "_" + std::to_string(count);
+    builder::Builder body = b_->function(std::string(kModuleDomain), name);
+    std::vector<Var> outer;
+    for (size_t k = 0; k < ins.size(); ++k) {
+      Var v = values_[ins[k]];
+      if (!v) {
+        throw Error(ErrorKind::Internal, "export: module " + scope + " reads value " +
+                                             std::to_string(ins[k]) + " before it is built");
+      }
+      outer.push_back(v);
+      auto pn = param_names_.find(ins[k]);
+      std::string in_name = pn != param_names_.end() && pn->second.rfind(path + ".", 0) == 0
+                                ? pn->second.substr(path.size() + 1)
+                                : "x" + std::to_string(k);
+      values_[ins[k]] = body.input(in_name, v.type());
+    }
+    builder::Builder* parent = b_;
+    std::vector<ir::Type> types;
+    try {
+      b_ = &body;
+      build_range(begin, end, depth + 1);
+      for (size_t k = 0; k < outs.size(); ++k) {
+        types.push_back(values_[outs[k]].type());
+        body.output(values_[outs[k]], "y" + std::to_string(k));
+      }
+    } catch (...) {
+      b_ = parent;
+      throw;
+    }
+    b_ = parent;
+    for (size_t k = 0; k < ins.size(); ++k) values_[ins[k]] = outer[k];
+    std::string key = body_key(body.graph(), cls);
+    auto [it, fresh] = module_functions_.emplace(key, nullptr);
+    if (fresh) {
+      it->second = &b_->add_function(std::move(body));
+      ++count;
+    }
+    std::vector<Var> results =
+        b_->call(*it->second, std::move(outer), {}, {.name = path.empty() ? cls : path});
+    for (size_t k = 0; k < outs.size(); ++k) {
+      if (!results[k].type().is_tensor() ||
+          results[k].type().elem_type() == ir::DataType::Undefined) {
+        results[k].value()->set_type(types[k]);
+      }
+      values_[outs[k]] = results[k];
+    }
+  }
+
+  // What makes two module bodies the same function: ops, domains,
+  // attributes, wiring and input types, names aside. Bodies with subgraphs
+  // are never shared (their text would carry names).
+  std::string body_key(const ir::Graph& g, const std::string& cls) {
+    std::unordered_map<const ir::Value*, size_t> index;
+    std::string key = cls + "(";
+    for (const ir::Value* v : g.inputs()) {
+      index.emplace(v, index.size());
+      key += v->type().to_string() + ",";
+    }
+    key += ")";
+    ir::PrintOptions po{.max_elements = size_t(1) << 20};
+    for (const ir::Node* n : g.nodes()) {
+      if (!n->subgraphs().empty()) key += "#" + std::to_string(module_functions_.size());
+      key += ";" + n->domain() + "." + n->op_type() + "(";
+      for (const ir::Value* v : n->inputs()) {
+        auto it = v ? index.find(v) : index.end();
+        key += it == index.end() ? std::string("_") : std::to_string(it->second);
+        key += ",";
+      }
+      key += "){";
+      for (const ir::Attr& a : n->attrs()) key += a.name + "=" + ir::attr_value_text(a, po) + ",";
+      key += "}";
+      for (const ir::Value* v : n->outputs()) {
+        if (v) index.emplace(v, index.size());
+      }
+    }
+    key += "->";
+    for (const ir::Value* v : g.outputs()) key += std::to_string(index.at(v)) + ",";
+    return key;
+  }
+
   [[noreturn]] void fail(const FxNode& n, const Candidate& c, const std::string& why) {
     throw Error(ErrorKind::Unsupported, "export: node '" + n.name + "' (" + n.target + ") in " +
                                             (n.module.empty() ? std::string("<root>") : n.module) +
@@ -122,7 +272,7 @@ class Interpreter {
     std::vector<Var> outs;
     try {
       if (c.kind == Candidate::Kind::Native) {
-        Context cx(b_, o_.opset, n, values_, symbols_);
+        Context cx(*b_, o_.opset, n, values_, symbols_);
         outs = c.native(cx);
       } else {
         outs = call_script(n, c);
@@ -210,10 +360,10 @@ class Interpreter {
     while (!work.empty()) {
       const ir::Function* f = work.back();
       work.pop_back();
-      if (b_.model().functions.find(f->domain, f->name, f->overload)) continue;
+      if (b_->model().functions.find(f->domain, f->name, f->overload)) continue;
       check_opset_compatible(*f, o_.opset);
-      b_.model().functions.push_back(clone_function(*f));
-      if (b_.opset(f->domain) == 0) b_.use_opset(f->domain, 1);
+      b_->model().functions.push_back(clone_function(*f));
+      if (b_->opset(f->domain) == 0) b_->use_opset(f->domain, 1);
       graphs.assign(1, f->body.get());
       while (!graphs.empty()) {
         const ir::Graph* g = graphs.back();
@@ -229,7 +379,7 @@ class Interpreter {
       }
     }
     const ir::Function* entry =
-        b_.model().functions.find(found->second->domain, name, found->second->overload);
+        b_->model().functions.find(found->second->domain, name, found->second->overload);
     functions_[key] = entry;
     return *entry;
   }
@@ -277,11 +427,11 @@ class Interpreter {
 
   Var cast_to(Var v, ir::DataType t) {
     if (t == ir::DataType::Undefined || v.type().elem_type() == t) return v;
-    return b_.op("Cast", {v}, attr_list(ir::Attr::of_int("to", static_cast<int64_t>(t))));
+    return b_->op("Cast", {v}, attr_list(ir::Attr::of_int("to", static_cast<int64_t>(t))));
   }
 
   std::vector<Var> call_script(const FxNode& n, const Candidate& c) {
-    Context cx(b_, o_.opset, n, values_, symbols_);
+    Context cx(*b_, o_.opset, n, values_, symbols_);
     // Optional inputs the node leaves out or gives as None: the library's
     // variant compiled without them (_registry.py).
     std::string function = c.function;
@@ -326,7 +476,7 @@ class Interpreter {
       if (p.sequence) {
         std::vector<Var> items;
         for (Var v : cx.tensors(p.name)) items.push_back(cast_to(v, want));
-        inputs.push_back(b_.op("SequenceConstruct", items));
+        inputs.push_back(b_->op("SequenceConstruct", items));
         continue;
       }
       if (a->kind == Arg::Kind::Int || a->kind == Arg::Kind::Bool || a->kind == Arg::Kind::Float) {
@@ -341,7 +491,7 @@ class Interpreter {
       }
       inputs.push_back(cast_to(cx.tensor(p.name), want));
     }
-    return b_.call(f, std::move(inputs), std::move(attrs), {.name = n.name});
+    return b_->call(f, std::move(inputs), std::move(attrs), {.name = n.name});
   }
 
   ir::Attr attribute(const FxNode& n, const Candidate& c, const ParamSpec& p, const Arg& a) {
@@ -369,7 +519,16 @@ class Interpreter {
 
   const ExportGraph& g_;
   const ExportOptions& o_;
-  builder::Builder b_;
+  builder::Builder main_;
+  builder::Builder* b_ = &main_;  // the graph or function body being built
+  const Dispatch* d_ = nullptr;
+  // Per value id, the index of the last node reading it (nodes.size() for
+  // graph outputs): what a module call must return.
+  std::vector<size_t> last_use_;
+  std::unordered_map<int64_t, std::string> param_names_;  // by value id
+  // Module functions by body key, and how many each class has.
+  std::unordered_map<std::string, const ir::Function*> module_functions_;
+  std::map<std::string, int> module_count_;
   std::vector<Var> values_;
   // The dynamic dims: dynamic_shapes' and those named after views (Context).
   std::map<std::string, int64_t> symbols_;

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string_view>
 
 #include "oxs/ir/model.h"
 #include "oxs/torch/dispatcher.h"
@@ -17,6 +18,11 @@
 #include "oxs/torch/library.h"
 
 namespace oxs::torch {
+
+// The domain of the model-local functions made from chosen nn.Module
+// classes (modules_as_functions): one function per class and body, called
+// once per module call; see FxNode::scopes.
+inline constexpr std::string_view kModuleDomain = "oxs.modules";
 
 struct ExportOptions {
   int64_t opset = 18;

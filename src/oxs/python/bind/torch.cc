@@ -97,6 +97,7 @@ torch::ExportGraph read_graph(const py::list& inputs, const py::list& params, co
       if (ot.size() > 3) m.varies = ot[3].cast<std::vector<bool>>();
       n.outputs.push_back(std::move(m));
     }
+    if (t.size() > 5) n.scopes = t[5].cast<std::vector<std::string>>();
     g.nodes.push_back(std::move(n));
   }
   for (auto h : outputs) {

@@ -10,7 +10,7 @@ import torch
 
 from .. import _core
 from .._model import save
-from . import _handoff, _library, _trace
+from . import _handoff, _library, _modules, _trace
 from ._trace import ExportError
 
 _last_stats: dict = {}
@@ -103,9 +103,13 @@ def export(model, args, kwargs=None, path=None, dynamic_shapes=None, opset=18,
     """Exports `model(*args, **kwargs)` to ONNX: an oxs.Model (and `path`,
     with tensors of 1 KiB and more in `<path>.data`). With explain=True
     returns (model, decisions): per node its candidates, scores, the winner
-    and why the others lost. modules_as_functions=True keeps the ATen
-    library's ONNX Script functions as model-local functions instead of
-    inlining them. tracing: "meta" (default; falls back to "fake" when an op
+    and why the others lost. modules_as_functions: a set (or list) of
+    nn.Module classes or class names: each call of such a module becomes one
+    call of a model-local function (domain 'oxs.modules', one per class and
+    distinct body, named after the class; weights stay initializers passed
+    as inputs; chosen modules inside chosen modules nest as calls); the ATen
+    library's functions are then kept as local functions too. True keeps
+    only the library's functions local instead of inlining them. tracing: "meta" (default; falls back to "fake" when an op
     has no meta kernel), or make_fx's "fake", "real" or "symbolic". Raises
     oxs.torch.ExportError (nothing written)."""
     stats = {}
@@ -117,6 +121,8 @@ def export(model, args, kwargs=None, path=None, dynamic_shapes=None, opset=18,
         raise ExportError(f"export: opset {opset!r} is not supported; use 13..18")
     if tracing not in ("meta", "fake"):
         raise ExportError(f"export: tracing={tracing!r}; use 'meta' or 'fake'")
+    keep_functions, module_entries = _modules.parse(modules_as_functions)
+    chosen = _modules.chosen_paths(model, module_entries) if module_entries else {}
     names = _trace.input_names(model, args, kwargs)
     per_input, symbols = _dynamic_symbols(dynamic_shapes, args, names)
     _library.load_library()
@@ -134,13 +140,15 @@ def export(model, args, kwargs=None, path=None, dynamic_shapes=None, opset=18,
         inputs[k] = (vid, name, dtype, [dims.get(d, s) for d, s in enumerate(shape)])
     if symbols:
         nodes = _mark_dynamic_dims(model, args, kwargs, per_input, tracing, names, nodes)
+    if chosen:
+        nodes = _modules.add_scopes(nodes, chosen)
     overloads = sorted({n[1] for n in nodes})
     candidates, skipped = _library.candidates(overloads)
     stats["handoff_py"] = time.perf_counter() - t0
 
     try:
         model_out, decisions, timings, warns = _core.torch_export(
-            inputs, params, nodes, outputs, symbols, candidates, opset, bool(modules_as_functions),
+            inputs, params, nodes, outputs, symbols, candidates, opset, keep_functions,
             bool(explain))
     except _core.Error as e:
         raise ExportError(str(e)) from None
