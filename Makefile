@@ -12,8 +12,11 @@ all: build
 deps:
 	@./scripts/install-deps
 
+# ccache (installed by scripts/install-deps) makes rebuilds of a fresh clone cheap.
+CCACHE_FLAG = $(if $(shell command -v ccache),-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+
 $(BUILD)/build.ninja: CMakeLists.txt | deps
-	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release $(CMAKE_FLAGS)
+	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release $(CCACHE_FLAG) $(CMAKE_FLAGS)
 
 configure: deps $(BUILD)/build.ninja
 
@@ -37,7 +40,6 @@ test: build
 # its own build directory (docs/hostile-input.md). -Werror stays on.
 # ccache, when installed, makes the rebuild before each stop cheap.
 ASAN_BUILD ?= build-asan
-CCACHE_FLAG := $(if $(shell command -v ccache),-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 test-asan: deps
 	cmake -S . -B $(ASAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release \
 	  -DOXS_SANITIZE=address,undefined -DOXS_BUILD_BENCH=OFF $(CCACHE_FLAG) $(CMAKE_FLAGS)
