@@ -180,6 +180,24 @@ TEST(HostileFloatToInt, ReduceLogSumOfIntegersWithoutALogarithm) {
   EXPECT_EQ(log_sum({3, 5}), (std::vector<int64_t>{2}));  // log(8) = 2.08
 }
 
+// Integer LogSumExp is numpy's log(sum(exp(x))) in double, then the cast
+// toward zero: the running maximum starts below every value (it started at
+// 0, so an all-negative input summed exp terms truncated to 0 and gave the
+// type's lowest value), and the exp terms are not truncated one by one.
+TEST(HostileFloatToInt, ReduceLogSumExpOfIntegersIsNumpysFormula) {
+  auto lse = [](std::vector<int32_t> v) {
+    OpCase c{"ReduceLogSumExp", {tensor_of<int32_t>(DataType::Int32, {int64_t(v.size())}, v)}};
+    c.attrs.push_back(a_int("keepdims", 0));
+    c.opset = 13;
+    std::vector<Value> out = run_ok(one_op_model(std::move(c)));
+    return ints_of(out[0].tensor());
+  };
+  EXPECT_EQ(lse({-5, -5}), (std::vector<int64_t>{-4}));  // -5 + log 2 = -4.31
+  EXPECT_EQ(lse({-9, -7}), (std::vector<int64_t>{-6}));  // -6.87
+  EXPECT_EQ(lse({2, 2, 2, 1, 1, 1, 1, 1, 1, 1, 1}), (std::vector<int64_t>{3}));  // 3.78
+  EXPECT_EQ(lse({2, 1, 1}), (std::vector<int64_t>{2}));                          // 2.55
+}
+
 // clip bounds the gates' inputs to [-clip, clip]: a negative or NaN clip
 // has no such interval (std::clamp's precondition).
 TEST(HostileFloatToInt, RnnClipMustBeANonNegativeNumber) {

@@ -49,7 +49,10 @@ Tensor reduce_tensor(KernelContext& ctx, const Tensor& x) {
   dispatch_arith(x.dtype(), [&](auto tag) {
     using T = decltype(tag);
     using C = compute_t<T>;
-    using A = std::conditional_t<std::is_floating_point_v<C>, double, C>;
+    // Floating-point types, and LogSumExp of integers (exp of an integer
+    // difference is fractional: numpy's formula in double, then the cast),
+    // accumulate in double.
+    using A = std::conditional_t<std::is_floating_point_v<C> || K == Red::LogSumExp, double, C>;
     Tensor acc_t(dtype_of<A>(), kd);
     A* acc = acc_t.mutable_data<A>();
     const int64_t on = acc_t.numel();
@@ -127,7 +130,11 @@ Tensor reduce_tensor(KernelContext& ctx, const Tensor& x) {
       if constexpr (K == Red::L2) r = to_acc(std::sqrt(double(r)));
       if constexpr (K == Red::LogSum) r = to_acc(std::log(double(r)));
       if constexpr (K == Red::LogSumExp) r = to_acc(std::log(double(r)) + double(mx[i]));
-      po[i] = T(C(r));
+      if constexpr (std::is_integral_v<C> && !std::is_integral_v<A>) {
+        po[i] = T(saturate_to<C>(r));
+      } else {
+        po[i] = T(C(r));
+      }
     }
     result = std::move(out);
   });
