@@ -62,11 +62,12 @@ section=$(mktemp)
   echo "nodes to the end of its first sweep (most are erased by then); cse keys nodes structurally in a"
   echo "flat table instead of building a key string per node; the matcher reuses its buffers."
   echo "What remains (1M chain, CPU per pass from \`oxs_rewrite_bench\`'s output): algebraic (500k"
-  echo "rewrites) 0.75-0.9 s, inference of the 250k nodes left 0.6-1.0 s (libonnx's inference"
-  echo "functions through protobuf types, room infer/), the first noop about 0.2 s, then fold, dce,"
-  echo "cse and the final IR check; freeing the erased nodes (allocated one by one) is spread over"
-  echo "them. The 1M row just meets the goal as the best of 3; single runs on this loaded machine"
-  echo "measured 2.0-2.5 s CPU (the per-pass figures move with the load: caches are shared)."
+  echo "rewrites) 0.7-0.9 s, the first noop 0.2-0.3 s, inference of the 250k nodes left 0.4-0.48 s"
+  echo "(0.72-0.85 s before infer/'s direct rules; of what is left about 0.25 s is glibc merging the"
+  echo "freed chunks of the 750k erased nodes on the first large allocation after them, which"
+  echo "GLIBC_TUNABLES=glibc.malloc.mxfast=0 avoids, 0.02-0.04 s building libonnx's schema registry),"
+  echo "then fold, dce, cse and the final IR check. Single runs on this shared machine measured"
+  echo "1.8-2.1 s CPU (the per-pass figures move with the load: caches are shared)."
   echo
   if [ -n "$peer" ]; then
     echo "Peer: onnxscript $peer is installed here but this script does not run it yet."

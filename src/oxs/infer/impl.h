@@ -46,8 +46,28 @@ struct Inferencer::Impl {
   std::unordered_map<const ir::Value*, std::shared_ptr<const ir::Tensor>> constants;
   // Constant tensors converted for getInputData, on first request.
   std::unordered_map<const ir::Value*, std::unique_ptr<::onnx::TensorProto>> tensor_protos;
-  // (domain, op, version) -> schema (null when there is none).
-  std::unordered_map<std::string, const ::onnx::OpSchema*> schema_cache;
+  // (domain, op, version) -> schema (null when there is none). Looked up
+  // without building a key string (one lookup per node).
+  struct SchemaKey {
+    std::string_view domain, op;
+    int64_t version;
+    bool operator==(const SchemaKey&) const = default;
+  };
+  struct SchemaKeyHash {
+    size_t operator()(const SchemaKey& k) const noexcept;
+  };
+  // Keys view strings owned by `schema_key_strings` (stable addresses).
+  std::unordered_map<SchemaKey, const ::onnx::OpSchema*, SchemaKeyHash> schema_cache;
+  std::vector<std::unique_ptr<std::string>> schema_key_strings;
+  void cache_schema(std::string_view domain, std::string_view op, int64_t version,
+                    const ::onnx::OpSchema* s);
+  // Ops inferred directly on the IR (direct.cc), per schema.
+  enum class DirectRule : uint8_t { None, SameAsInput, Broadcast };
+  std::unordered_map<const ::onnx::OpSchema*, DirectRule> direct_rules;
+  // Infers `n` without libonnx when its op has a direct rule and the inputs
+  // are simple enough for it to give libonnx's exact result; false otherwise
+  // (nothing changed).
+  bool infer_direct(ir::Node& n, const ::onnx::OpSchema& s);
   // Bodies of function ops (schema has a body but no inference function).
   std::unordered_map<const ::onnx::OpSchema*, std::unique_ptr<ir::Function>> op_bodies;
 

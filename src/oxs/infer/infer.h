@@ -30,6 +30,10 @@ struct Options {
   // Throw when a node of a standard domain (ai.onnx, ai.onnx.ml) names no
   // known operator. When false such nodes are left as they are.
   bool unknown_ops_are_errors = true;
+  // Infer a few common ops (type-preserving unary ops, Add/Sub/Mul/Div on
+  // static shapes) directly on the IR instead of through libonnx's protobuf
+  // context; the result is the same (tests compare both). Off only to test.
+  bool direct_rules = true;
 };
 
 // Incremental inference for one model: infer nodes one at a time as they are

@@ -81,8 +81,7 @@ const ::onnx::OpSchema* Inferencer::Impl::find_schema(const ir::Node& n, const F
                     "'; add an opset import for it",
                 {.node = n.name()});
   }
-  std::string key = domain + "\n" + n.op_type() + "\n" + std::to_string(*version);
-  auto it = schema_cache.find(key);
+  auto it = schema_cache.find(SchemaKey{domain, n.op_type(), *version});
   if (it != schema_cache.end()) return it->second;
   if (auto latest = schema::latest_opset(domain); latest && *version > *latest) {
     throw Error(ErrorKind::Unsupported,
@@ -106,7 +105,7 @@ const ::onnx::OpSchema* Inferencer::Impl::find_schema(const ir::Node& n, const F
                         std::to_string(*version) + "); use its replacement",
                     {.node = n.name()});
       }
-      schema_cache.emplace(std::move(key), nullptr);
+      cache_schema(domain, n.op_type(), *version, nullptr);
       return nullptr;
     }
   }
@@ -136,8 +135,23 @@ const ::onnx::OpSchema* Inferencer::Impl::find_schema(const ir::Node& n, const F
                     std::to_string(*version) + "); use its replacement",
                 {.node = n.name()});
   }
-  schema_cache.emplace(std::move(key), s);
+  cache_schema(domain, n.op_type(), *version, s);
   return s;
+}
+
+size_t Inferencer::Impl::SchemaKeyHash::operator()(const SchemaKey& k) const noexcept {
+  size_t h = std::hash<std::string_view>()(k.op);
+  h = h * 31 + std::hash<std::string_view>()(k.domain);
+  return h * 31 + std::hash<int64_t>()(k.version);
+}
+
+void Inferencer::Impl::cache_schema(std::string_view domain, std::string_view op, int64_t version,
+                                    const ::onnx::OpSchema* s) {
+  schema_key_strings.push_back(std::make_unique<std::string>(domain));
+  std::string_view d = *schema_key_strings.back();
+  schema_key_strings.push_back(std::make_unique<std::string>(op));
+  std::string_view o = *schema_key_strings.back();
+  schema_cache.emplace(SchemaKey{d, o, version}, s);
 }
 
 const ir::Attr* Inferencer::Impl::resolve_attr(const ir::Node& n, std::string_view name,
@@ -443,6 +457,7 @@ void Inferencer::Impl::infer_node(ir::Node& n, const Frame& f) {
     return;
   }
   if (options.check_signature) check_schema(*s, n);
+  if (options.direct_rules && infer_direct(n, *s)) return;
   run_schema_inference(n, *s, f);
 }
 
