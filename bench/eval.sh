@@ -34,7 +34,7 @@ section=$(mktemp)
   echo "Peer: ONNX Runtime $(node -p "require('./tests/eval/ort/node_modules/onnxruntime-node/package.json').version") (onnxruntime-node, CPU, intraOpNumThreads=1); oxs uses OpenBLAS with OPENBLAS_NUM_THREADS=1."
   if grep -qw avx512f /proc/cpuinfo; then
     echo "The CPU has AVX-512, so oxs's float GEMMs (and Conv's im2col, packed straight into them) run on its own"
-    echo "AVX-512 SGEMM (src/oxs/eval/sgemm_avx512.cc); the column \`OpenBLAS SGEMM\` is oxs with \`OXS_SGEMM=openblas\`"
+    echo "AVX-512 SGEMM (src/oxs/eval/math/sgemm_avx512.cc); the column \`OpenBLAS SGEMM\` is oxs with \`OXS_SGEMM=openblas\`"
     echo "($(/usr/bin/python3 -c "import ctypes; l = ctypes.CDLL('libopenblas.so.0'); l.openblas_get_corename.restype = ctypes.c_char_p; l.openblas_get_config.restype = ctypes.c_char_p; print('OpenBLAS', l.openblas_get_config().decode().split()[1], 'picks its', l.openblas_get_corename().decode(), 'kernels here')" 2>/dev/null || echo "OpenBLAS"))."
   else
     echo "The CPU has no AVX-512, so oxs's GEMMs are OpenBLAS's (the \`OpenBLAS SGEMM\` column is the same configuration)."

@@ -1,5 +1,5 @@
 // Conv against a naive reference loop written here (random data, double
-// accumulation), over every path of src/oxs/eval/conv_forward.h: pointwise,
+// accumulation), over every path of src/oxs/eval/conv/conv_forward.h: pointwise,
 // im2col bands (stride 1 copies, strided gathers, padding borders), the
 // depthwise direct loop, the generic N-D im2col, the integer GEMM loops
 // (ConvInteger).
@@ -10,8 +10,8 @@
 #include <random>
 
 #include "one_op.h"
-#include "oxs/eval/gemm.h"
 #include "oxs/eval/half.h"
+#include "oxs/eval/math/gemm.h"
 #include "oxs/eval/session.h"
 #include "oxs/ir/error.h"
 

@@ -11,7 +11,7 @@
 #include <functional>
 #include <limits>
 
-#include "oxs/eval/ml_post_transform.h"
+#include "oxs/eval/ml/ml_post_transform.h"
 #include "oxs/eval/session.h"
 #include "oxs/ir/error.h"
 

@@ -1,4 +1,4 @@
-// The AVX-512 SGEMM (src/oxs/eval/sgemm_avx512.cc) and the gemm_f32 front
+// The AVX-512 SGEMM (src/oxs/eval/math/sgemm_avx512.cc) and the gemm_f32 front
 // against a naive double-precision loop: edge tiles (sizes that are not
 // multiples of the 8x32 register tile), depths over one packed block,
 // transposes, alpha/beta, leading dimensions wider than the matrix.
@@ -8,7 +8,7 @@
 #include <random>
 #include <vector>
 
-#include "oxs/eval/gemm.h"
+#include "oxs/eval/math/gemm.h"
 
 namespace oxs::eval {
 namespace {

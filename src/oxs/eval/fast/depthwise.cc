@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <limits>
 
-#include "oxs/eval/conv_forward.h"
+#include "oxs/eval/conv/conv_forward.h"
 #include "oxs/eval/fast/fast_kernels.h"
 #include "oxs/eval/fast/vec_math.h"
 

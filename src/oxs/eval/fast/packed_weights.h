@@ -11,7 +11,7 @@
 #include <memory>
 #include <vector>
 
-#include "oxs/eval/gemm.h"
+#include "oxs/eval/math/gemm.h"
 
 namespace oxs::eval {
 class KernelContext;

@@ -21,7 +21,7 @@
 #include "oxs/eval/common/float_data.h"
 #include "oxs/eval/common/modern_kernels.h"
 #include "oxs/eval/kernel_util.h"
-#include "oxs/eval/ml_post_transform.h"
+#include "oxs/eval/ml/ml_post_transform.h"
 #include "oxs/eval/validate/checked.h"
 
 namespace oxs::eval {

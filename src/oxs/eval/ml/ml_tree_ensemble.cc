@@ -23,8 +23,8 @@
 
 #include "oxs/eval/kernel.h"
 #include "oxs/eval/kernel_util.h"
-#include "oxs/eval/ml_post_transform.h"
-#include "oxs/eval/ml_tree_ensemble.h"
+#include "oxs/eval/ml/ml_post_transform.h"
+#include "oxs/eval/ml/ml_tree_ensemble.h"
 
 namespace oxs::eval {
 namespace {

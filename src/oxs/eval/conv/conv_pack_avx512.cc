@@ -9,7 +9,7 @@
 
 #include <cstdint>
 
-#include "oxs/eval/conv_forward.h"
+#include "oxs/eval/conv/conv_forward.h"
 
 namespace oxs::eval::conv_detail {
 

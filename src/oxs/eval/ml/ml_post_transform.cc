@@ -1,4 +1,4 @@
-#include "oxs/eval/ml_post_transform.h"
+#include "oxs/eval/ml/ml_post_transform.h"
 
 #include <cmath>
 #include <limits>

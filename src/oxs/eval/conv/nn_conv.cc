@@ -3,10 +3,10 @@
 // window geometry of window.h.
 #include <cmath>
 
-#include "oxs/eval/conv_forward.h"
+#include "oxs/eval/conv/conv_forward.h"
 #include "oxs/eval/fast/packed_weights.h"
-#include "oxs/eval/gemm.h"
 #include "oxs/eval/kernel_util.h"
+#include "oxs/eval/math/gemm.h"
 #include "oxs/eval/validate/checked.h"
 #include "oxs/eval/validate/run_limits.h"
 #include "oxs/eval/window.h"

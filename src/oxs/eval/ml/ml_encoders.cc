@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "oxs/eval/kernel.h"
-#include "oxs/eval/ml_basic.h"
+#include "oxs/eval/ml/ml_basic.h"
 
 namespace oxs::eval {
 

@@ -16,7 +16,7 @@
 
 #include "oxs/eval/kernel.h"
 #include "oxs/eval/kernel_util.h"
-#include "oxs/eval/ml_post_transform.h"
+#include "oxs/eval/ml/ml_post_transform.h"
 
 namespace oxs::eval {
 namespace {

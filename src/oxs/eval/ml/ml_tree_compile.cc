@@ -7,7 +7,7 @@
 #include <unordered_map>
 #include <utility>
 
-#include "oxs/eval/ml_tree_ensemble.h"
+#include "oxs/eval/ml/ml_tree_ensemble.h"
 #include "oxs/ir/error.h"
 
 namespace oxs::eval::ml {

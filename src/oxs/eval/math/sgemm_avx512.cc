@@ -14,7 +14,7 @@
 #include <cstring>
 #include <memory>
 
-#include "oxs/eval/gemm.h"
+#include "oxs/eval/math/gemm.h"
 #include "oxs/eval/parallel/thread_pool.h"
 
 namespace oxs::eval {

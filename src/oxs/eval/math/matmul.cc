@@ -11,8 +11,8 @@
 #include "oxs/eval/broadcast.h"
 #include "oxs/eval/fast/fast_kernels.h"
 #include "oxs/eval/fast/packed_weights.h"
-#include "oxs/eval/gemm.h"
 #include "oxs/eval/kernel_util.h"
+#include "oxs/eval/math/gemm.h"
 #include "oxs/eval/validate/checked.h"
 
 namespace oxs::eval {

@@ -24,7 +24,7 @@
 #include <memory>
 #include <vector>
 
-#include "oxs/eval/gemm.h"
+#include "oxs/eval/math/gemm.h"
 #include "oxs/eval/parallel/thread_pool.h"
 #include "oxs/eval/tensor.h"
 #include "oxs/eval/window.h"

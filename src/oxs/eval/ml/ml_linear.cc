@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "oxs/eval/kernel.h"
-#include "oxs/eval/ml_basic.h"
-#include "oxs/eval/ml_post_transform.h"
+#include "oxs/eval/ml/ml_basic.h"
+#include "oxs/eval/ml/ml_post_transform.h"
 
 namespace oxs::eval {
 namespace {
