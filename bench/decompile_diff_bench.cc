@@ -14,7 +14,7 @@
 
 #include "oxs/ir/structural_diff.h"
 #include "oxs/onnx/model_io.h"
-#include "oxs/script/decompile.h"
+#include "oxs/script/decompile/decompile.h"
 
 namespace {
 

@@ -7,7 +7,7 @@
 #include "oxs/ir/error.h"
 #include "oxs/onnx/model_io.h"
 #include "oxs/script/compile.h"
-#include "oxs/script/decompile.h"
+#include "oxs/script/decompile/decompile.h"
 
 namespace oxs::fuzz {
 

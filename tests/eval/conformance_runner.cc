@@ -48,7 +48,7 @@
 #include "oxs/onnx/model_io.h"
 #include "oxs/onnx/value_io.h"
 #include "oxs/script/compile.h"
-#include "oxs/script/decompile.h"
+#include "oxs/script/decompile/decompile.h"
 
 namespace fs = std::filesystem;
 using oxs::Error;

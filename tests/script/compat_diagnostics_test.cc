@@ -6,7 +6,7 @@
 
 #include "oxs/eval/session.h"
 #include "oxs/ir/structural_diff.h"
-#include "oxs/script/decompile.h"
+#include "oxs/script/decompile/decompile.h"
 #include "script/compile_util.h"
 
 namespace oxs::script {

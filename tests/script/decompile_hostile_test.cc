@@ -8,8 +8,8 @@
 
 #include "oxs/ir/error.h"
 #include "oxs/ir/model.h"
-#include "oxs/script/decompile.h"
-#include "oxs/script/parser.h"
+#include "oxs/script/decompile/decompile.h"
+#include "oxs/script/front/parser.h"
 
 namespace oxs::script {
 namespace {

@@ -6,10 +6,10 @@
 
 #include "oxs/ir/error.h"
 #include "oxs/ir/model.h"
-#include "oxs/script/decompile.h"
-#include "oxs/script/diagnostics.h"
-#include "oxs/script/parser.h"
-#include "oxs/script/python_names.h"
+#include "oxs/script/decompile/decompile.h"
+#include "oxs/script/decompile/python_names.h"
+#include "oxs/script/front/diagnostics.h"
+#include "oxs/script/front/parser.h"
 
 namespace oxs::script {
 namespace {

@@ -12,9 +12,9 @@
 
 #include "oxs/ir/error.h"
 #include "oxs/onnx/model_io.h"
-#include "oxs/script/decompile.h"
-#include "oxs/script/diagnostics.h"
-#include "oxs/script/parser.h"
+#include "oxs/script/decompile/decompile.h"
+#include "oxs/script/front/diagnostics.h"
+#include "oxs/script/front/parser.h"
 #include "testdata.h"
 
 namespace oxs::script {

@@ -6,7 +6,7 @@
 #include "oxs/ir/error.h"
 #include "oxs/ir/model.h"
 #include "oxs/script/compile.h"
-#include "oxs/script/decompile.h"
+#include "oxs/script/decompile/decompile.h"
 
 namespace oxs::script {
 namespace {

@@ -27,7 +27,7 @@
 #include "oxs/ir/structural_diff.h"
 #include "oxs/onnx/model_io.h"
 #include "oxs/script/compile.h"
-#include "oxs/script/decompile.h"
+#include "oxs/script/decompile/decompile.h"
 #include "testdata.h"
 
 namespace oxs::script {

@@ -5,10 +5,10 @@
 #include <string>
 #include <vector>
 
-#include "oxs/script/diagnostics.h"
-#include "oxs/script/lexer.h"
-#include "oxs/script/parser.h"
-#include "oxs/script/source.h"
+#include "oxs/script/front/diagnostics.h"
+#include "oxs/script/front/lexer.h"
+#include "oxs/script/front/parser.h"
+#include "oxs/script/front/source.h"
 
 namespace oxs::script {
 inline void PrintTo(LineCol lc, std::ostream* os) {

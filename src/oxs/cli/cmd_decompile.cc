@@ -1,5 +1,5 @@
 // `oxs decompile MODEL [-o FILE.py] [--weights FILE]`: ONNX back to ONNX
-// Script (script/decompile.h).
+// Script (script/decompile/decompile.h).
 #include <fmt/core.h>
 
 #include <filesystem>
@@ -9,7 +9,7 @@
 #include "oxs/ir/error.h"
 #include "oxs/onnx/file_io.h"
 #include "oxs/onnx/model_io.h"
-#include "oxs/script/decompile.h"
+#include "oxs/script/decompile/decompile.h"
 
 namespace oxs::cli {
 namespace {

@@ -12,11 +12,11 @@
 #include "oxs/ir/verifier.h"
 #include "oxs/schema/registry.h"
 #include "oxs/schema/suggest.h"
-#include "oxs/script/codes.h"
-#include "oxs/script/compiler.h"
-#include "oxs/script/convert_codes.h"
+#include "oxs/script/convert/compiler.h"
+#include "oxs/script/convert/convert_codes.h"
 #include "oxs/script/environment.h"
-#include "oxs/script/parser.h"
+#include "oxs/script/front/codes.h"
+#include "oxs/script/front/parser.h"
 
 namespace oxs::script {
 

@@ -30,8 +30,8 @@
 #include <vector>
 
 #include "oxs/ir/model.h"
-#include "oxs/script/diagnostics.h"
-#include "oxs/script/source.h"
+#include "oxs/script/front/diagnostics.h"
+#include "oxs/script/front/source.h"
 
 namespace oxs::script {
 

@@ -5,7 +5,7 @@
 #include <map>
 
 #include "oxs/ir/error.h"
-#include "oxs/script/compiler.h"
+#include "oxs/script/convert/compiler.h"
 
 namespace oxs::script {
 

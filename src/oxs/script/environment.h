@@ -26,7 +26,7 @@
 
 #include "oxs/ir/type.h"
 #include "oxs/script/compile.h"
-#include "oxs/script/svalue.h"
+#include "oxs/script/convert/svalue.h"
 
 namespace oxs::ir {
 class Node;

@@ -6,7 +6,7 @@
 #include <mutex>
 
 #include "oxs/ir/error.h"
-#include "oxs/script/python_names.h"
+#include "oxs/script/decompile/python_names.h"
 
 namespace oxs::script {
 

@@ -12,7 +12,7 @@
 #include "oxs/onnx/model_io.h"
 #include "oxs/python/bind/bind.h"
 #include "oxs/schema/conformance.h"
-#include "oxs/script/decompile.h"
+#include "oxs/script/decompile/decompile.h"
 
 using namespace pybind11::literals;
 

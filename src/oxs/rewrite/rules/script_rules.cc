@@ -10,9 +10,9 @@
 #include "oxs/ir/printer.h"
 #include "oxs/rewrite/core/constants.h"
 #include "oxs/rewrite/pattern/from_body.h"
-#include "oxs/script/ast.h"
 #include "oxs/script/compile.h"
-#include "oxs/script/parser.h"
+#include "oxs/script/front/ast.h"
+#include "oxs/script/front/parser.h"
 
 namespace oxs::rewrite {
 namespace {

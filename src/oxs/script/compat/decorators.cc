@@ -7,9 +7,9 @@
 // silently.
 #include <algorithm>
 
-#include "oxs/script/compiler.h"
-#include "oxs/script/convert_codes.h"
-#include "oxs/script/liveness.h"
+#include "oxs/script/convert/compiler.h"
+#include "oxs/script/convert/convert_codes.h"
+#include "oxs/script/convert/liveness.h"
 
 namespace oxs::script {
 
