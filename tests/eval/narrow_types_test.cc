@@ -273,5 +273,27 @@ TEST(NarrowOps, ShapeOpsMoveSubByteElements) {
   EXPECT_EQ(s.tensor().data<int64_t>()[0], 6);
 }
 
+// BitCast-26 between the 4-bit types (and the 2-bit ones) keeps each
+// element's bits: packed bytes in equal packed bytes out.
+TEST(NarrowOps, BitCastBetweenSubByteTypesKeepsTheBits) {
+  auto bitcast = [](const Tensor& x, DataType to) {
+    return run_one_op(
+               "BitCast", {x},
+               [to](ir::Node* n) { n->set_attr(ir::Attr::of_int("to", int64_t(to))); }, 26)
+        .tensor();
+  };
+  Tensor x = Tensor::from_ir(packed(DataType::Int4, {4}, std::string("\x9F\x70", 2)));
+  ASSERT_EQ(elements(x), (std::vector<int>{-1, -7, 0, 7}));
+  Tensor u = bitcast(x, DataType::Uint4);
+  EXPECT_EQ(elements(u), (std::vector<int>{15, 9, 0, 7}));
+  EXPECT_EQ(bytes_of(u.to_ir()), std::string("\x9F\x70", 2));
+  Tensor f = bitcast(u, DataType::Float4E2M1);
+  EXPECT_EQ(bytes_of(f.to_ir()), std::string("\x9F\x70", 2));
+  EXPECT_EQ(elements(bitcast(f, DataType::Int4)), elements(x));
+  Tensor s = Tensor::from_ir(packed(DataType::Uint2, {4}, std::string("\xE4", 1)));
+  EXPECT_EQ(elements(bitcast(s, DataType::Int2)), (std::vector<int>{0, 1, -2, -1}));
+  EXPECT_THROW(bitcast(x, DataType::Int8), Error);  // 4 bits to 8: the widths differ
+}
+
 }  // namespace
 }  // namespace oxs::eval

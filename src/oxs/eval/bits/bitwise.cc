@@ -3,6 +3,7 @@
 // seen as another element type of the same width (little endian, as the
 // evaluator's buffers are).
 #include "oxs/eval/broadcast.h"
+#include "oxs/eval/convert/narrow.h"
 #include "oxs/eval/kernel_util.h"
 
 namespace oxs::eval {
@@ -52,11 +53,28 @@ void bitcast_k(KernelContext& ctx) {
   if (dt == DataType::String || x.dtype() == DataType::String) {
     ctx.fail("BitCast does not take or give strings");
   }
-  if (ir::element_bits(dt) != ir::element_bits(x.dtype()) || ir::element_size(dt) == 0) {
+  if (ir::element_bits(dt) != ir::element_bits(x.dtype()) ||
+      (ir::element_size(dt) == 0 && !ir::is_sub_byte(dt))) {
     ctx.fail("'to' (" + std::string(ir::dtype_name(dt)) + ", " +
              std::to_string(ir::element_bits(dt)) + " bits) must have the width of the input (" +
              std::string(ir::dtype_name(x.dtype())) + ", " +
              std::to_string(ir::element_bits(x.dtype())) + " bits)");
+  }
+  if (ir::is_sub_byte(dt)) {
+    // 4- and 2-bit types are held one element a byte (convert/narrow.h): the
+    // element's own bits, re-read as the target (sign-extended for INT4/INT2,
+    // as they are for UINT4/UINT2 and FLOAT4E2M1's code).
+    const uint8_t mask = uint8_t((1u << ir::element_bits(dt)) - 1);
+    Tensor out(dt, x.dims());
+    const uint8_t* px = static_cast<const uint8_t*>(x.raw());
+    uint8_t* po = static_cast<uint8_t*>(out.mutable_raw());
+    const bool is_int = dt != DataType::Float4E2M1;
+    for (int64_t i = 0; i < x.numel(); ++i) {
+      const uint8_t b = px[i] & mask;
+      po[i] = is_int ? wrap_sub_byte_int(dt, b) : b;
+    }
+    ctx.set_output(0, out);
+    return;
   }
   if (dt == DataType::Bool) {
     // Only 0 and 1 are valid bools: other bytes would be an invalid value.
