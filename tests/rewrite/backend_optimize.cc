@@ -119,19 +119,24 @@ std::map<std::string, std::string> read_exclusions(const std::string& file) {
 int main(int argc, char** argv) {
   if (argc < 4) {
     std::cerr << "usage: rewrite_backend DATA_DIR EVAL_EXCLUSIONS OWN_EXCLUSIONS [--filter S] "
-                 "[--verbose]\n";
+                 "[--verbose] [--random FILE]\n";
     return 2;
   }
-  std::string filter, save_dir;
+  // --random FILE: the evaluator's tests of random ops (checked there by a
+  // property, tests/eval/conformance_properties.txt): their outputs cannot
+  // match the expected draws, so they count as the evaluator's exclusions.
+  std::string filter, save_dir, random_file;
   bool verbose = false;
   for (int i = 4; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--filter" && i + 1 < argc) filter = argv[++i];
     if (a == "--verbose") verbose = true;
     if (a == "--save" && i + 1 < argc) save_dir = argv[++i];
+    if (a == "--random" && i + 1 < argc) random_file = argv[++i];
   }
   try {
     auto eval_excluded = read_exclusions(argv[2]);
+    if (!random_file.empty()) eval_excluded.merge(read_exclusions(random_file));
     auto own_excluded = read_exclusions(argv[3]);
     int passed = 0, failed = 0, excluded = 0, stale = 0;
     size_t rewrites = 0;
