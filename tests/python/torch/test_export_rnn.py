@@ -38,6 +38,18 @@ def test_recurrent_layers_match_torch_with_a_dynamic_batch(cls):
                  f"{cls.__name__} on onnxruntime")
 
 
+@pytest.mark.parametrize("cls", [torch.nn.LSTM, torch.nn.GRU], ids=["LSTM", "GRU"])
+def test_fake_tracing_keeps_each_output_shape_before_a_later_in_place_transpose(cls):
+    # batch_first stacks the steps [seq, batch, hidden] and then transposes
+    # that tensor in place; make_fx's recorded value is the same tensor, so
+    # without a snapshot the stack would claim [batch, seq, hidden].
+    torch.manual_seed(0)
+    m = Recurrent(cls).eval()
+    model = oxs.torch.export(m, (torch.randn(2, 5, 8),), tracing="fake", opset=17)
+    x = torch.randn(2, 5, 8)
+    assert_close(run_oxs(model, {"x": x}), eager(m, x), 1e-5, f"{cls.__name__} fake")
+
+
 def test_a_recurrent_layer_keeps_its_weights_after_export():
     # The trace swaps meta tensors into the module's weight list; the real
     # weights are back afterwards.

@@ -398,7 +398,57 @@ def _trace_make_fx(model, args, kwargs, state, mode):
         raise
     graph = gm.graph
     graph.eliminate_dead_code()
+    if mode != "symbolic" and any(_changes_metadata(n) for n in graph.nodes):
+        _snapshot_vals(gm, list(state.values()), tuple(args), dict(kwargs))
     phs = [n for n in graph.nodes if n.op == "placeholder"]
     for name, ph in zip(names, phs):
         ph.meta["oxs_state"] = name
     return graph, _used_state(graph, state)
+
+
+# In-place ops that change a tensor's sizes or strides rather than its values.
+_METADATA_OPS = {"transpose_", "t_", "squeeze_", "unsqueeze_", "swapdims_", "swapaxes_",
+                 "as_strided_", "resize_", "resize_as_", "set_"}
+
+
+def _changes_metadata(n):
+    return n.op == "call_function" and \
+        getattr(n.target, "__name__", "").split(".")[0] in _METADATA_OPS
+
+
+def _snapshot_vals(gm, *inputs):
+    """make_fx keeps each node's output tensor as meta["val"]; an in-place
+    op that later changes that tensor's sizes (nn.GRU's batch_first
+    `transpose_`) changes the recorded value too, so the node would claim the
+    later shape. Run the graph again on fake tensors and keep a meta copy of
+    each output as it is produced."""
+    from torch._subclasses.fake_tensor import FakeTensorMode
+
+    class Sizes:  # a tensor's sizes as they are now (no meta tensor can be made in fake mode)
+        def __init__(self, t):
+            self.shape, self.stride, self.dtype = tuple(t.shape), tuple(t.stride()), t.dtype
+
+    def describe(t):
+        return Sizes(t) if isinstance(t, torch.Tensor) else t
+
+    def meta_of(d):
+        if isinstance(d, Sizes):
+            return torch.empty_strided(d.shape, d.stride, dtype=d.dtype, device="meta")
+        return d
+
+    seen = []
+
+    class Snapshot(torch.fx.Interpreter):
+        def run_node(self, n):
+            result = super().run_node(n)
+            if n.op != "output":
+                seen.append((n, _map(describe, result)))
+            return result
+
+    fake = FakeTensorMode()
+    flat, _ = tree_flatten(inputs)
+    fakes = [fake.from_tensor(t) if isinstance(t, torch.Tensor) else t for t in flat]
+    with fake, torch.no_grad():
+        Snapshot(gm).run(*fakes)
+    for n, d in seen:
+        n.meta["val"] = _map(meta_of, d)
