@@ -111,6 +111,26 @@ TEST(Functions, NestedFunctionsInlineRecursively) {
   EXPECT_EQ(oxs::testing::onnx_checker(m, "nested_inlined"), "");
 }
 
+TEST(Functions, InliningABodyThatUsesAnotherDomainImportsItInTheModel) {
+  // The body runs ai.onnx.ml's Binarizer; the main graph imports only
+  // ai.onnx until the call is inlined.
+  Builder b;
+  Builder fb = b.function("local", "binarize");
+  fb.use_opset("ai.onnx.ml", 3);
+  {
+    Var X = fb.input("X");
+    fb.output(fb.op("Binarizer", {X}, {}, {.domain = "ai.onnx.ml"}), "Y");
+  }
+  const ir::Function& f = b.add_function(std::move(fb));
+  Var x = b.input("x", DataType::Float, shape({3}));
+  b.output(b.call(f, {x})[0], "y");
+  ir::Model m = b.finish({.inline_functions = true});
+  ASSERT_EQ(m.graph->num_nodes(), 1u);
+  EXPECT_EQ(m.graph->first_node()->domain(), "ai.onnx.ml");
+  EXPECT_EQ(ir::find_opset(m.opset_imports, "ai.onnx.ml"), std::optional<int64_t>(3));
+  EXPECT_EQ(oxs::testing::onnx_checker(m, "inlined_ml"), "");
+}
+
 // pick(X, C) = (If(C, then: Relu(Neg(X)) + X, else: Abs(X)), X, Neg(X)):
 // a body If whose branches read a formal and a body value, an output that is
 // a formal (the caller's value), and a body value returned as well.

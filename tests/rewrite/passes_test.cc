@@ -139,6 +139,46 @@ TEST(FoldPass, SizeLimitIsRespected) {
   EXPECT_THROW(make_pass("fold", {{"max-elemnts", "2"}}), Error);
 }
 
+TEST(FoldPass, AnIfWithAConstantConditionBecomesTheBranchItTakes) {
+  // The outer condition comes from a string constant through ai.onnx.ml's
+  // LabelEncoder (how a script compares a string attribute); the inner If
+  // reads it from the enclosing scope and folds first.
+  auto m = parse_model(R"(<ir_version: 8, opset_import: ["" : 17, "ai.onnx.ml" : 3]>
+    g (float[2] x) => (float[2] y) {
+      mode = Constant<value_string = "trunc">()
+      k = ai.onnx.ml.LabelEncoder<keys_strings = ["floor"], values_int64s = [1], default_int64 = 0>(mode)
+      c = Cast<to = 9>(k)
+      y = If(c) <then_branch = g1 () => (float[2] f) { f = Floor(x) },
+                 else_branch = g2 () => (float[2] r) {
+                   k2 = ai.onnx.ml.LabelEncoder<keys_strings = ["trunc"], values_int64s = [1], default_int64 = 0>(mode)
+                   c2 = Cast<to = 9>(k2)
+                   r = If(c2) <then_branch = g3 () => (float[2] t) { n = Neg(x)
+                                                                   t = Abs(n) },
+                               else_branch = g4 () => (float[2] i) { i = Identity(x) }>
+                 }>
+    })");
+  auto stats = optimize(m, {"fold", "dce"});
+  EXPECT_EQ(ops(m), "Neg,Abs");
+  EXPECT_GE(applied(stats, "fold.if"), 2u);
+  EXPECT_EQ(m.graph->outputs()[0]->name(), "y");
+}
+
+TEST(FoldPass, AnIfWithAnInputConditionOrNestedSubgraphsStays) {
+  auto m = parse_model(R"(<ir_version: 8, opset_import: ["" : 17]>
+    g (bool c, float[2] x) => (float[2] y, float[2] z) {
+      y = If(c) <then_branch = g1 () => (float[2] f) { f = Floor(x) },
+                 else_branch = g2 () => (float[2] r) { r = Ceil(x) }>
+      t = Constant<value = bool {1}>()
+      z = If(t) <then_branch = g3 () => (float[2] o) {
+                   o = If(c) <then_branch = g5 () => (float[2] a) { a = Abs(x) },
+                              else_branch = g6 () => (float[2] b) { b = Neg(x) }>
+                 },
+                 else_branch = g4 () => (float[2] i) { i = Identity(x) }>
+    })");
+  optimize(m, {"fold", "dce"});
+  EXPECT_EQ(ops(m), "If,If");
+}
+
 TEST(CsePass, MergesSameComputationsOnly) {
   auto m = parse_model(R"(<ir_version: 8, opset_import: ["" : 17]>
     g (float[2] x) => (float[2] y, float[2] r) {

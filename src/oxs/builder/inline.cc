@@ -192,11 +192,37 @@ void mark_called(const ir::Graph& g, const Inliner& in,
 
 }  // namespace
 
+// Domains the inlined bodies brought into the main graph (ai.onnx.ml's
+// LabelEncoder in a body that compares a string attribute) are imported by
+// the model at the version the functions import them.
+void import_inlined_domains(ir::Model& model,
+                            const std::vector<ir::OpsetImport>& function_imports) {
+  std::unordered_set<std::string> missing;
+  model.graph->for_each_node_recursive([&](ir::Node* n) {
+    const std::string& d = n->domain() == "ai.onnx" ? std::string() : n->domain();
+    if (!ir::find_opset(model.opset_imports, d) &&
+        !model.find_function(n->domain(), n->op_type())) {
+      missing.insert(d);
+    }
+  });
+  for (const ir::OpsetImport& o : function_imports) {
+    if (missing.erase(o.domain)) model.opset_imports.push_back({o.domain, o.version});
+  }
+}
+
 void inline_functions(ir::Model& model) {
   if (model.functions.empty()) return;
+  std::vector<ir::OpsetImport> function_imports;
+  for (const auto& f : model.functions) {
+    for (const ir::OpsetImport& o : f->opset_imports) {
+      const std::string& d = o.domain == "ai.onnx" ? std::string() : o.domain;
+      if (!ir::find_opset(function_imports, d)) function_imports.push_back({d, o.version});
+    }
+  }
   Inliner in{model};
   in.inline_graph(*model.graph, 0);
   model.graph->collect_garbage();
+  import_inlined_domains(model, function_imports);
   // Drop functions nothing calls any more.
   std::unordered_set<const ir::Function*> used;
   std::vector<const ir::Function*> work;

@@ -132,3 +132,21 @@ def test_a_library_function_fills_in_where_no_native_exists():
     sig = next(d for d in decisions if d["target"] == "aten::sigmoid.default")
     assert sig["winner"] == "aten_sigmoid"
     assert [c["kind"] for c in sig["candidates"]] == ["script"]
+
+
+class DivModes(torch.nn.Module):
+    def forward(self, a, b):
+        return torch.div(a, b, rounding_mode="floor") - torch.div(a, b, rounding_mode="trunc")
+
+
+def test_a_string_attribute_branch_folds_to_the_taken_branch():
+    # aten_div_mode compares its rounding_mode string: after inlining, the
+    # comparison (ai.onnx.ml LabelEncoder) and the If on it fold away.
+    m = DivModes()
+    model = oxs.torch.export(m, (torch.randn(6), torch.randn(6)), opset=18)
+    ops = [n.op_type for n in model.graph.nodes]
+    assert "If" not in ops and "LabelEncoder" not in ops, ops
+    a, b = torch.randn(6) * 10, torch.randn(6)
+    assert_close(run_oxs(model, {"a": a, "b": b}), eager(m, a, b), 1e-5, "div modes")
+    import onnx
+    onnx.checker.check_model(onnx.load_from_string(model.to_bytes()), full_check=True)

@@ -19,6 +19,13 @@ std::shared_ptr<const ir::Tensor> constant_node_tensor(const ir::Node& n) {
       return std::make_shared<ir::Tensor>(
           ir::Tensor::from<float>(ir::DataType::Float, {int64_t(a.floats.size())}, a.floats));
     }
+    if (a.name == "value_string" || a.name == "value_strings") {
+      bool one = a.name == "value_string";
+      ir::Tensor t(ir::DataType::String,
+                   one ? std::vector<int64_t>{} : std::vector<int64_t>{int64_t(a.strings.size())});
+      t.strings = one ? std::vector<std::string>{a.s} : a.strings;
+      return std::make_shared<ir::Tensor>(std::move(t));
+    }
     if (a.name == "value_ints") {
       return std::make_shared<ir::Tensor>(
           ir::Tensor::from<int64_t>(ir::DataType::Int64, {int64_t(a.ints.size())}, a.ints));

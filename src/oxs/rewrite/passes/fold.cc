@@ -6,6 +6,9 @@
 // non-tensor results, and results or inputs over the size limit
 // (`fold:max-elements=N`, default 1M elements), so folding never blows a
 // model up. A Constant node in the main graph becomes an initializer.
+// An If whose condition is a constant becomes the nodes of the branch it
+// takes (fold.if), when those have no subgraphs of their own (an inner If
+// folds first) and the branch has no initializers.
 #include <fmt/format.h>
 
 #include <unordered_set>
@@ -34,7 +37,9 @@ bool never_folded(const ir::Node& n) {
                                                       "OptionalGetElement",
                                                       "OptionalHasElement",
                                                       "Constant"};
-  bool standard = n.domain().empty() || n.domain() == "ai.onnx";
+  // ai.onnx.ml's ops are deterministic (LabelEncoder of a constant string
+  // is how scripts compare string attributes).
+  bool standard = n.domain().empty() || n.domain() == "ai.onnx" || n.domain() == "ai.onnx.ml";
   return !standard || ops.count(n.op_type());
 }
 
@@ -112,8 +117,10 @@ std::unique_ptr<Rule> fold_rule(int64_t max_elements) {
           }
           auto t = constant_of(n.input(i));
           if (!t) return no(why, fmt::format("input {} is not a constant", i));
-          if (t->dtype() == ir::DataType::String) return no(why, "string tensors are not folded");
           total += std::max<int64_t>(t->numel(), 0);
+          if (t->dtype() == ir::DataType::String) {
+            for (const std::string& str : t->strings) total += int64_t(str.size()) / 8;
+          }
           inputs.push_back(std::move(t));
         }
         if (total > max_elements) return no(why, "inputs are over the size limit");
@@ -143,6 +150,66 @@ std::unique_ptr<Rule> fold_rule(int64_t max_elements) {
       });
 }
 
+// The branch an If with a constant condition takes, or null (and why).
+const ir::Graph* taken_branch(const ir::Node& n, std::string* why) {
+  auto cond = constant_of(n.input(0));
+  if (!cond) {
+    no(why, "the condition is not a constant");
+    return nullptr;
+  }
+  if (cond->dtype() != ir::DataType::Bool || cond->numel() != 1 || cond->bytes().size() != 1) {
+    no(why, "the condition is not one bool");
+    return nullptr;
+  }
+  const ir::Attr* a = n.attr(cond->bytes()[0] != std::byte{0} ? "then_branch" : "else_branch");
+  if (!a || !a->g) {
+    no(why, "the branch is missing");
+    return nullptr;
+  }
+  return a->g.get();
+}
+
+std::unique_ptr<Rule> fold_if_rule() {
+  return std::make_unique<FunctionRule>(
+      "fold.if", std::vector<std::string>{"If"}, [](ir::Node& n, Rewriter& rw, std::string* why) {
+        if (!n.domain().empty() && n.domain() != "ai.onnx") return no(why, "not ai.onnx's If");
+        const ir::Graph* g = taken_branch(n, why);
+        if (!g) return false;
+        if (!g->initializers().empty()) return no(why, "the branch has initializers");
+        if (g->outputs().size() != n.num_outputs()) {
+          return no(why, "the branch's outputs do not match the node's");
+        }
+        for (const ir::Node* b : g->nodes()) {
+          if (!b->subgraphs().empty()) return no(why, "the branch has nodes with subgraphs");
+        }
+        return apply_at(rw, "fold.if", n, why, [&] {
+          // Values the branch defines map to their copies; any other value
+          // it reads is of an enclosing scope and stays as it is.
+          std::unordered_map<const ir::Value*, ir::Value*> map;
+          auto mapped = [&](ir::Value* v) -> ir::Value* {
+            if (!v) return nullptr;
+            auto it = map.find(v);
+            return it == map.end() ? v : it->second;
+          };
+          for (const ir::Node* b : g->nodes()) {
+            std::vector<ir::Value*> ins;
+            for (size_t i = 0; i < b->num_inputs(); ++i) ins.push_back(mapped(b->input(i)));
+            std::vector<ir::Attr> attrs;
+            for (const ir::Attr& a : b->attrs()) attrs.push_back(a.clone());
+            ir::Node* m = rw.create_node(n, b->op_type(), ins, std::move(attrs), b->num_outputs(),
+                                         b->domain());
+            for (size_t i = 0; i < b->num_outputs(); ++i) {
+              if (b->output(i)) map[b->output(i)] = m->output(i);
+            }
+          }
+          for (size_t i = 0; i < n.num_outputs(); ++i) {
+            if (n.output(i)) rw.replace_all_uses(n.output(i), mapped(g->outputs()[i]));
+          }
+          rw.erase_if_dead(n);
+        });
+      });
+}
+
 }  // namespace
 
 std::unique_ptr<Pass> make_fold_pass(const PassOptions& o) {
@@ -150,6 +217,7 @@ std::unique_ptr<Pass> make_fold_pass(const PassOptions& o) {
   int64_t max = int_option("fold", o, "max-elements", 1 << 20);
   std::vector<std::unique_ptr<Rule>> rules;
   rules.push_back(fold_rule(max));
+  rules.push_back(fold_if_rule());
   return std::make_unique<RuleSetPass>("fold", "constant folding", std::move(rules));
 }
 
