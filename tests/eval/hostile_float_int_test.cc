@@ -78,6 +78,18 @@ TEST(HostileFloatToInt, ResizeNearestOfInt64ExtremesKeepsThem) {
   EXPECT_EQ(ints_of(out[0].tensor()), (std::vector<int64_t>{kMax, kMax, kMin, kMin}));
 }
 
+// Values past 2^53 have no exact double: nearest (and any output that is one
+// input element) copies the element instead of going through double.
+TEST(HostileFloatToInt, ResizeNearestOfInt64PastTwoToThe53IsExact) {
+  const int64_t big = (int64_t{1} << 53) + 1, odd = kMax - 2;
+  OpCase c{"Resize", {i64({1, 2}, {big, odd}), std::nullopt, f32({2}, {1.0f, 2.0f})}};
+  c.attrs.push_back(a_str("mode", "nearest"));
+  c.attrs.push_back(a_str("coordinate_transformation_mode", "asymmetric"));
+  c.attrs.push_back(a_str("nearest_mode", "floor"));
+  std::vector<Value> out = run_ok(one_op_model(std::move(c)));
+  EXPECT_EQ(ints_of(out[0].tensor()), (std::vector<int64_t>{big, big, odd, odd}));
+}
+
 // Cubic weights overshoot: an int8 step 0, 0, 127, 127 interpolates past 127
 // next to the step. The int8 result is the float result rounded and clamped
 // (it was a conversion of an out-of-range value).

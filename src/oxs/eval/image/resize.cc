@@ -205,27 +205,39 @@ Tensor resize(const KernelContext& ctx, const Tensor& x, const Dims& od,
       for (size_t d = 0; d < r; ++d) {
         if (taps[d][size_t(idx[d])].empty()) extrapolate = true;
       }
-      double acc = 0;
-      if (extrapolate) {
-        acc = p.extrapolation;
-      } else {
-        // Sum over the product of taps (recursive over dims).
-        auto rec = [&](auto&& self, size_t d, int64_t off, double w) -> void {
-          if (d == r) {
-            acc += w * double(C(px[off]));
-            return;
-          }
-          for (const Tap& t : taps[d][size_t(idx[d])])
-            self(self, d + 1, off + t.index * is[d], w * t.weight);
-        };
-        rec(rec, 0, 0, 1.0);
+      // One tap of weight 1 on every axis (nearest, kept axes, grid points):
+      // the input element itself, copied, so int64 values past 2^53 stay exact.
+      bool copy = !extrapolate;
+      int64_t at = 0;
+      for (size_t d = 0; d < r && copy; ++d) {
+        const std::vector<Tap>& ts = taps[d][size_t(idx[d])];
+        copy = ts.size() == 1 && ts[0].weight == 1.0;
+        if (copy) at += ts[0].index * is[d];
       }
-      if constexpr (std::is_integral_v<C>) {
-        // Cubic overshoot, and int64 values rounded to double, can land
-        // past the type's range, where a plain conversion is undefined.
-        po[o] = T(saturate_to<C>(std::nearbyint(acc)));
+      if (copy) {
+        po[o] = px[at];
       } else {
-        po[o] = T(C(acc));
+        double acc = p.extrapolation;
+        if (!extrapolate) {
+          // Sum over the product of taps (recursive over dims).
+          acc = 0;
+          auto rec = [&](auto&& self, size_t d, int64_t off, double w) -> void {
+            if (d == r) {
+              acc += w * double(C(px[off]));
+              return;
+            }
+            for (const Tap& t : taps[d][size_t(idx[d])])
+              self(self, d + 1, off + t.index * is[d], w * t.weight);
+          };
+          rec(rec, 0, 0, 1.0);
+        }
+        if constexpr (std::is_integral_v<C>) {
+          // Cubic overshoot, and int64 values rounded to double, can land
+          // past the type's range, where a plain conversion is undefined.
+          po[o] = T(saturate_to<C>(std::nearbyint(acc)));
+        } else {
+          po[o] = T(C(acc));
+        }
       }
       for (size_t d = r; d-- > 0;) {
         if (++idx[d] < od[d]) break;
