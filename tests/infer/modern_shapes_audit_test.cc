@@ -1,0 +1,326 @@
+// Audit of type and shape inference for the op versions of oxs's own table
+// (ai.onnx 18-28, ai.onnx.ml 4-5, ai.onnx.preview 1): every ONNX 1.23 backend
+// node model that uses such a version is inferred strictly (unknown ops are
+// errors) with every inferred type erased first, and each model output must
+// get the element type and the static shape of the expected output tensor in
+// test_data_set_0. Outputs whose shape depends on the data may keep
+// non-static dims (named below); every table op version must be exercised by
+// some backend model, or be named with the reason it is not.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <set>
+
+#include "oxs/infer/infer.h"
+#include "oxs/ir/error.h"
+#include "oxs/onnx/model_io.h"
+#include "oxs/onnx/value_io.h"
+#include "oxs/schema/registry.h"
+
+namespace oxs::infer {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr const char* kBackend123 = "/work/shared/onnx-backend-1.23/node";
+
+bool from_table(const schema::OpSignature& s) {
+  return (s.domain.empty() && s.since_version >= 18) ||
+         (s.domain == "ai.onnx.ml" && s.since_version >= 4) || s.domain == "ai.onnx.preview";
+}
+
+std::string key_of(const schema::OpSignature& s) {
+  return (s.domain.empty() ? std::string() : s.domain + ".") + s.name + "-" +
+         std::to_string(s.since_version);
+}
+
+// Ops whose output dims depend on the values (not the shapes) of an input:
+// when that input is fed at run time (a graph input without initializer),
+// the model's outputs may keep dims unknown or symbolic, and may even lack a
+// rank when the rule cannot know it; the element type must still match and
+// every dim that is known must be right. Op -> the inputs and why.
+struct ValueDependence {
+  std::vector<size_t> inputs;
+  const char* why;
+};
+const std::map<std::string, ValueDependence>& value_dependent_ops() {
+  static const std::map<std::string, ValueDependence> m = {
+      {"Reshape", {{1}, "the target shape is the values of input 'shape'"}},
+      {"Squeeze", {{1}, "the squeezed axes are the values of input 'axes'"}},
+      {"Unsqueeze", {{1}, "the inserted axes are the values of input 'axes'"}},
+      {"Expand", {{1}, "the target shape is the values of input 'shape'"}},
+      {"Tile", {{1}, "the repeats are the values of input 'repeats'"}},
+      {"Slice", {{1, 2, 3, 4}, "starts, ends, axes and steps are input values"}},
+      {"Pad", {{1, 3}, "the pads (and padded axes) are input values"}},
+      {"Split", {{1}, "the part lengths are the values of input 'split'"}},
+      {"TopK", {{1}, "k is the value of input 'K'"}},
+      {"Range", {{0, 1, 2}, "the length follows from start, limit and delta's values"}},
+      {"ConstantOfShape", {{0}, "the shape is the values of the input"}},
+      {"Resize", {{1, 2, 3}, "the output size follows from roi, scales or sizes values"}},
+      {"CenterCropPad", {{1}, "the target lengths are the values of input 'shape'"}},
+      {"Col2Im", {{1, 2}, "image_shape and block_shape are input values"}},
+      {"AffineGrid", {{1}, "the grid size is the values of input 'size'"}},
+      {"DFT", {{1, 2}, "dft_length and axis are input values"}},
+      {"MaxUnpool", {{2}, "the output size is the values of input 'output_shape'"}},
+      {"OneHot", {{1}, "the depth is the value of input 'depth'"}},
+      {"Loop", {{0, 1}, "the trip count and condition are input values"}},
+      {"StringSplit", {{0}, "the number of substrings depends on the strings"}},
+      {"ImageDecoder", {{0}, "the image size is in the encoded bytes"}},
+      {"ReduceMax", {{1}, "the reduced axes are the values of input 'axes'"}},
+      {"ReduceMin", {{1}, "the reduced axes are the values of input 'axes'"}},
+      {"ReduceSum", {{1}, "the reduced axes are the values of input 'axes'"}},
+      {"ReduceMean", {{1}, "the reduced axes are the values of input 'axes'"}},
+      {"ReduceProd", {{1}, "the reduced axes are the values of input 'axes'"}},
+      {"ReduceL1", {{1}, "the reduced axes are the values of input 'axes'"}},
+      {"ReduceL2", {{1}, "the reduced axes are the values of input 'axes'"}},
+      {"ReduceLogSum", {{1}, "the reduced axes are the values of input 'axes'"}},
+      {"ReduceLogSumExp", {{1}, "the reduced axes are the values of input 'axes'"}},
+      {"ReduceSumSquare", {{1}, "the reduced axes are the values of input 'axes'"}},
+  };
+  return m;
+}
+
+// Table op versions no ONNX 1.23 backend model exercises (at its own opset
+// or rewritten to an older one), and why.
+const std::map<std::string, std::string>& without_backend_model() {
+  static const std::map<std::string, std::string> m = {};
+  return m;
+}
+
+// The table op version each node of `m` resolves to (main graph and
+// subgraphs).
+std::set<std::string> table_versions_used(const ir::Model& m) {
+  std::map<std::string, int64_t> opsets;
+  for (const auto& o : m.opset_imports) {
+    opsets[std::string(schema::canonical_domain(o.domain))] = o.version;
+  }
+  std::set<std::string> used;
+  m.graph->for_each_node_recursive([&](ir::Node* n) {
+    const std::string domain(schema::canonical_domain(n->domain()));
+    auto it = opsets.find(domain);
+    if (it == opsets.end()) return;
+    const schema::OpSignature* s = schema::lookup(domain, n->op_type(), it->second);
+    if (s && from_table(*s)) used.insert(key_of(*s));
+  });
+  return used;
+}
+
+// Older ai.onnx opsets (18 and up) at which some op of `m` has another table
+// version: the model is inferred at those too (the same data holds there).
+std::set<int64_t> older_opsets(const ir::Model& m, int64_t opset) {
+  std::set<int64_t> out;
+  m.graph->for_each_node_recursive([&](ir::Node* n) {
+    if (!schema::canonical_domain(n->domain()).empty()) return;
+    for (int64_t v : schema::op_versions("", n->op_type())) {
+      if (v >= 18 && v < opset) out.insert(v);
+    }
+  });
+  return out;
+}
+
+// Whether some value-dependent input (value_dependent_ops) holds run-time
+// data: a graph input fed at run time, or a value computed from one (Shape
+// and Size read only shapes, so their outputs are not run-time data).
+// Marks the outputs of `g`'s nodes that are run-time data; a node with
+// subgraphs reading run-time data (If branches reading outer values) makes
+// run-time data too. Returns whether a value-dependent input holds some.
+bool mark_runtime(const ir::Graph& g, std::set<const ir::Value*>& runtime, bool& inner_reads) {
+  bool found = false;
+  for (const ir::Node* n : g.nodes()) {
+    bool any = false;
+    for (size_t i = 0; i < n->num_inputs(); ++i) any |= n->input(i) && runtime.count(n->input(i));
+    for (const ir::Graph* sub : n->subgraphs()) {
+      bool reads = false;
+      found |= mark_runtime(*sub, runtime, reads);
+      any |= reads;
+    }
+    inner_reads |= any;
+    if (any && n->op_type() != "Shape" && n->op_type() != "Size") {
+      for (size_t i = 0; i < n->num_outputs(); ++i) {
+        if (n->output(i)) runtime.insert(n->output(i));
+      }
+    }
+    auto it = value_dependent_ops().find(n->op_type());
+    if (it == value_dependent_ops().end()) continue;
+    for (size_t i : it->second.inputs) {
+      if (i < n->num_inputs() && n->input(i) && runtime.count(n->input(i))) found = true;
+    }
+  }
+  return found;
+}
+
+bool has_value_dependent_shapes(const ir::Model& m) {
+  std::set<const ir::Value*> runtime;
+  for (const ir::Value* v : m.graph->inputs()) {
+    if (!v->const_value()) runtime.insert(v);
+  }
+  bool reads = false;
+  return mark_runtime(*m.graph, runtime, reads);
+}
+
+// Compares the inferred type of one model output with the expected value:
+// "" when they agree, else what differs.
+std::string compare_output(const ir::Type& inferred, const ir::Type& declared,
+                           const fs::path& expected_file, bool value_dependent) {
+  onnx::ValueData v = onnx::load_value(expected_file.string(), declared);
+  const ir::Type* t = &inferred;
+  const onnx::ValueData* d = &v;
+  if (declared.kind() == ir::Type::Kind::Optional) {
+    if (t->kind() != ir::Type::Kind::Optional || !t->element()) {
+      return "inferred " + t->to_string() + ", expected " + declared.to_string();
+    }
+    t = t->element();
+    if (d->items.empty()) return "";
+    d = &d->items[0];
+  }
+  if (declared.kind() == ir::Type::Kind::Sequence ||
+      (declared.kind() == ir::Type::Kind::Optional && declared.element() &&
+       declared.element()->kind() == ir::Type::Kind::Sequence)) {
+    if (t->kind() != ir::Type::Kind::Sequence || !t->element()) {
+      return "inferred " + t->to_string() + ", expected a sequence";
+    }
+    if (d->items.empty()) return "";
+    if (t->element()->elem_type() != d->items[0].tensor->dtype()) {
+      return "inferred " + t->to_string() + ", expected elements of type " +
+             std::string(ir::dtype_name(d->items[0].tensor->dtype()));
+    }
+    return "";
+  }
+  if (d->kind != onnx::ValueData::Kind::Tensor || !d->tensor) return "";  // maps: type only
+  const ir::Tensor& x = *d->tensor;
+  ir::DataType want = x.dtype();
+  // numpy has no bfloat16: the test data holds its bits as uint16.
+  if (declared.is_tensor() && declared.elem_type() == ir::DataType::BFloat16 &&
+      want == ir::DataType::Uint16) {
+    want = ir::DataType::BFloat16;
+  }
+  const std::string expected = ir::Type::tensor(want, ir::Shape::of(x.dims())).to_string();
+  if (!t->is_tensor() || t->elem_type() != want) {
+    return "inferred " + t->to_string() + ", expected " + expected;
+  }
+  if (!t->shape()) {
+    return value_dependent ? ""
+                           : "inferred " + t->to_string() + " (no shape), expected " + expected;
+  }
+  const ir::Shape& s = *t->shape();
+  if (s.rank() != x.dims().size()) return "inferred " + t->to_string() + ", expected " + expected;
+  for (size_t i = 0; i < s.rank(); ++i) {
+    if (s[i].is_known() ? s[i].value() != x.dims()[i] : !value_dependent) {
+      return "inferred " + t->to_string() + ", expected " + expected;
+    }
+  }
+  return "";
+}
+
+struct Tally {
+  size_t models = 0, runs = 0, older_runs = 0, outputs = 0, value_dependent_outputs = 0,
+         mismatches = 0;
+  std::map<std::string, size_t> checked;  // table op version -> passing runs
+};
+
+// Infers `dir`'s model (at `opset` when > 0) with every inferred type
+// erased and compares its outputs. With `older` set, a model the older
+// opset rejects is not applicable (returns false) rather than a failure.
+bool check_model(const fs::path& dir, int64_t opset, bool older, Tally& tally) {
+  const std::string name =
+      dir.filename().string() + (opset > 0 ? " at opset " + std::to_string(opset) : std::string());
+  ir::Model model = onnx::load((dir / "model.onnx").string());
+  if (opset > 0) {
+    for (ir::OpsetImport& o : model.opset_imports) {
+      if (schema::canonical_domain(o.domain).empty()) o.version = opset;
+    }
+  }
+  const std::set<std::string> used = table_versions_used(model);
+  if (used.empty()) return false;
+  const bool value_dependent = has_value_dependent_shapes(model);
+  std::vector<ir::Type> declared;
+  for (const ir::Value* o : model.graph->outputs()) declared.push_back(o->type());
+  model.graph->for_each_node_recursive([](ir::Node* n) {
+    for (size_t i = 0; i < n->num_outputs(); ++i) {
+      if (n->output(i)) n->output(i)->set_type({});
+    }
+  });
+  try {
+    run(model);
+  } catch (const Error& e) {
+    if (older) return false;
+    ++tally.mismatches;
+    ADD_FAILURE() << name << ": inference failed: " << e.what();
+    return false;
+  }
+  ++tally.runs;
+  tally.older_runs += older;
+  bool ok = true;
+  for (size_t i = 0; i < model.graph->outputs().size(); ++i) {
+    const fs::path expected = dir / "test_data_set_0" / ("output_" + std::to_string(i) + ".pb");
+    if (!fs::is_regular_file(expected)) continue;
+    ++tally.outputs;
+    tally.value_dependent_outputs += value_dependent;
+    const std::string diff =
+        compare_output(model.graph->outputs()[i]->type(), declared[i], expected, value_dependent);
+    if (!diff.empty()) {
+      ok = false;
+      ++tally.mismatches;
+      ADD_FAILURE() << name << " output " << i << " (" << model.graph->outputs()[i]->name()
+                    << "): " << diff;
+    }
+  }
+  if (ok) {
+    for (const std::string& k : used) ++tally.checked[k];
+  }
+  return true;
+}
+
+TEST(ModernShapesAudit, EveryTableOpVersionInfersBackendOutputShapes) {
+  if (!fs::is_directory(kBackend123)) {
+    GTEST_SKIP() << "ONNX 1.23 backend test data not found at " << kBackend123;
+  }
+  std::vector<fs::path> dirs;
+  for (const auto& e : fs::directory_iterator(kBackend123)) {
+    if (fs::is_regular_file(e.path() / "model.onnx")) dirs.push_back(e.path());
+  }
+  std::sort(dirs.begin(), dirs.end());
+  ASSERT_GT(dirs.size(), 1500u);
+
+  Tally tally;
+  for (const fs::path& dir : dirs) {
+    if (!check_model(dir, 0, false, tally)) continue;
+    ++tally.models;
+    const ir::Model model = onnx::load((dir / "model.onnx").string());
+    int64_t opset = 0;
+    for (const auto& o : model.opset_imports) {
+      if (schema::canonical_domain(o.domain).empty()) opset = o.version;
+    }
+    for (int64_t older : older_opsets(model, opset)) check_model(dir, older, true, tally);
+  }
+
+  // Every table op version is exercised, or named.
+  size_t versions = 0, covered = 0;
+  for (const char* domain : {"", "ai.onnx.ml", "ai.onnx.preview"}) {
+    for (const schema::OpSignature* s : schema::all_signatures(domain)) {
+      if (!from_table(*s)) continue;
+      ++versions;
+      const std::string k = key_of(*s);
+      const bool named = without_backend_model().count(k) > 0;
+      if (tally.checked.count(k)) {
+        ++covered;
+        EXPECT_FALSE(named) << k << " is checked on backend models now: drop it from "
+                            << "without_backend_model()";
+      } else {
+        EXPECT_TRUE(named) << k << " is checked on no backend model and not named";
+      }
+    }
+  }
+  std::cout << versions << " table op versions, " << covered << " checked on " << tally.models
+            << " backend models (" << tally.runs << " inference runs, " << tally.older_runs
+            << " at an older opset); " << tally.outputs << " outputs compared ("
+            << tally.value_dependent_outputs << " with value-dependent dims), " << tally.mismatches
+            << " mismatches\n";
+  EXPECT_EQ(tally.mismatches, 0u);
+}
+
+}  // namespace
+}  // namespace oxs::infer
