@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <functional>
 #include <iostream>
 #include <map>
 #include <set>
@@ -85,8 +86,25 @@ const std::map<std::string, ValueDependence>& value_dependent_ops() {
 
 // Table op versions no ONNX 1.23 backend model exercises (at its own opset
 // or rewritten to an older one), and why.
+// Each one not deprecated is checked on a one-node model below
+// (TableOpVersionsWithoutBackendModels).
 const std::map<std::string, std::string>& without_backend_model() {
-  static const std::map<std::string, std::string> m = {};
+  static const std::map<std::string, std::string> m = {
+      {"GlobalLpPool-22", "the backend tests of GlobalLpPool import opsets before 22"},
+      {"GroupNormalization-18",
+       "deprecated in the spec (replaced by GroupNormalization-21): a node is refused"},
+      {"If-21", "the backend tests of If import opsets before 21 or at 25+ (If-25)"},
+      {"If-23", "the backend tests of If import opsets before 21 or at 25+ (If-25)"},
+      {"If-24", "the backend tests of If import opsets before 21 or at 25+ (If-25)"},
+      {"If-25", "the backend tests of If import opsets before 21"},
+      {"MaxRoiPool-22", "the backend tests of MaxRoiPool import opsets before 22"},
+      {"Multinomial-22", "random draws: ONNX ships no backend test for Multinomial"},
+      {"RandomNormal-22", "random draws: ONNX ships no backend test for RandomNormal"},
+      {"RandomNormalLike-22", "random draws: ONNX ships no backend test for RandomNormalLike"},
+      {"RandomUniform-22", "random draws: ONNX ships no backend test for RandomUniform"},
+      {"ai.onnx.ml.TreeEnsembleClassifier-5", "deprecated (removed) in ai.onnx.ml 5: no rule"},
+      {"ai.onnx.ml.TreeEnsembleRegressor-5", "deprecated (removed) in ai.onnx.ml 5: no rule"},
+  };
   return m;
 }
 
@@ -320,6 +338,103 @@ TEST(ModernShapesAudit, EveryTableOpVersionInfersBackendOutputShapes) {
             << tally.value_dependent_outputs << " with value-dependent dims), " << tally.mismatches
             << " mismatches\n";
   EXPECT_EQ(tally.mismatches, 0u);
+}
+
+// One-node models for the op versions named in without_backend_model (those
+// with a rule): the inferred output type must be the expected one.
+struct Synthetic {
+  std::string key;  // the op version, as in without_backend_model()
+  std::string op;
+  int64_t opset;
+  std::vector<ir::Type> inputs;
+  std::function<void(ir::Node*)> set_attrs;  // may be empty
+  std::string expected;                      // the first output's inferred type
+};
+
+std::unique_ptr<ir::Graph> constant_branch(const char* name, float value) {
+  auto g = std::make_unique<ir::Graph>();
+  ir::Node* c = g->create_node("Constant", {});
+  const float values[] = {value, value};
+  auto t = std::make_shared<ir::Tensor>(ir::Tensor::from<float>(ir::DataType::Float, {2}, values));
+  c->set_attr(ir::Attr::of_tensor("value", t));
+  c->output(0)->set_name(name);
+  g->add_output(c->output(0));
+  return g;
+}
+
+TEST(ModernShapesAudit, TableOpVersionsWithoutBackendModels) {
+  using ir::DataType;
+  auto f = [](ir::Shape s) { return ir::Type::tensor(DataType::Float, std::move(s)); };
+  std::vector<Synthetic> cases = {
+      {"GlobalLpPool-22", "GlobalLpPool", 22, {f({2, 3, 4, 5})}, nullptr, "float[2,3,1,1]"},
+      {"MaxRoiPool-22",
+       "MaxRoiPool",
+       22,
+       {f({1, 3, 8, 8}), f({2, 5})},
+       [](ir::Node* n) {
+         n->set_attr(ir::Attr::of_ints("pooled_shape", {2, 2}));
+       },
+       "float[2,3,2,2]"},
+      {"Multinomial-22",
+       "Multinomial",
+       22,
+       {f({3, 5})},
+       [](ir::Node* n) { n->set_attr(ir::Attr::of_int("sample_size", 4)); },
+       "int32[3,4]"},
+      {"RandomNormal-22",
+       "RandomNormal",
+       22,
+       {},
+       [](ir::Node* n) {
+         n->set_attr(ir::Attr::of_ints("shape", {2, 3}));
+       },
+       "float[2,3]"},
+      {"RandomNormalLike-22", "RandomNormalLike", 22, {f({2, 3})}, nullptr, "float[2,3]"},
+      {"RandomUniform-22",
+       "RandomUniform",
+       22,
+       {},
+       [](ir::Node* n) {
+         n->set_attr(ir::Attr::of_ints("shape", {2, 3}));
+         n->set_attr(ir::Attr::of_int("dtype", 11));
+       },
+       "double[2,3]"},
+  };
+  for (int64_t v : {21, 23, 24, 25}) {
+    cases.push_back({"If-" + std::to_string(v),
+                     "If",
+                     v,
+                     {ir::Type::tensor(DataType::Bool, ir::Shape{})},
+                     nullptr,
+                     "float[2]"});
+  }
+  std::set<std::string> seen;
+  for (const Synthetic& c : cases) {
+    SCOPED_TRACE(c.key);
+    ir::Model m;
+    m.opset_imports = {{"", c.opset}};
+    ir::Graph& g = *m.graph;
+    std::vector<ir::Value*> ins;
+    for (size_t i = 0; i < c.inputs.size(); ++i) {
+      ins.push_back(g.add_input("in" + std::to_string(i), c.inputs[i]));
+    }
+    ir::Node* n = g.create_node(c.op, ins);
+    if (c.set_attrs) c.set_attrs(n);
+    if (c.op == "If") {
+      n->set_attr(ir::Attr::of_graph("then_branch", constant_branch("then_out", 1)));
+      n->set_attr(ir::Attr::of_graph("else_branch", constant_branch("else_out", 2)));
+      n->adopt_subgraphs();
+    }
+    g.add_output(n->output(0));
+    ASSERT_TRUE(table_versions_used(m).count(c.key)) << "the model does not use " << c.key;
+    run(m);
+    EXPECT_EQ(n->output(0)->type().to_string(), c.expected);
+    seen.insert(c.key);
+  }
+  for (const auto& [key, why] : without_backend_model()) {
+    if (why.find("deprecated") != std::string::npos) continue;
+    EXPECT_TRUE(seen.count(key)) << key << " has no one-node check";
+  }
 }
 
 }  // namespace

@@ -1,9 +1,10 @@
 // Data propagation that libonnx 1.12 lacks, for the shape arithmetic that
 // function bodies and exporters write: integer Div (ONNX's truncating
-// division), ConstantOfShape of a short 1-D shape with an integer value, and
-// integer Range. Each applies only when every input value is known and the
-// result is short (a shape, a list of axes), and never replaces a value
-// libonnx's own propagation gave.
+// division) and Neg, Concat of known 1-D pieces (an empty piece included),
+// ConstantOfShape of a short 1-D shape with an integer value, and integer
+// Range. Each applies only when every input value is known and the result is
+// short (a shape, a list of axes), and never replaces a value libonnx's own
+// propagation gave.
 #include <algorithm>
 #include <optional>
 #include <vector>
