@@ -36,12 +36,26 @@ struct Input {
   ir::DataType cast_to = ir::DataType::Undefined;  // a Cast node before the op
 };
 
+// An attribute of a case (ir::Attr is move-only).
+struct AttrSpec {
+  std::string name;
+  char kind;  // 'i', 'f' or 's'
+  int64_t i = 0;
+  float f = 0;
+  std::string s;
+  ir::Attr make() const {
+    return kind == 'i'   ? ir::Attr::of_int(name, i)
+           : kind == 'f' ? ir::Attr::of_float(name, f)
+                         : ir::Attr::of_string(name, s);
+  }
+};
+
 struct Case {
   std::string name;
   std::string op = "Attention";
   int opset = 23;
   std::vector<Input> inputs;
-  std::vector<ir::Attr> attrs;
+  std::vector<AttrSpec> attrs;
   size_t outputs = 1;
   double tolerance = 1e-4;
 };
@@ -72,7 +86,7 @@ std::vector<Value> run_case(const Case& c, const KernelRegistry& registry, int* 
     ins.push_back(v);
   }
   ir::Node* n = g.create_node(c.op, ins, c.outputs);
-  for (const ir::Attr& a : c.attrs) n->set_attr(a);
+  for (const AttrSpec& a : c.attrs) n->set_attr(a.make());
   const bool narrow = c.inputs[0].cast_to != ir::DataType::Undefined;
   for (size_t i = 0; i < c.outputs; ++i) {
     ir::Value* o = n->output(i);
@@ -126,11 +140,14 @@ Tensor int64_tensor(Dims dims, const std::vector<int64_t>& values) {
   return Tensor::of<int64_t>(ir::DataType::Int64, std::move(dims), values);
 }
 
-ir::Attr i(const char* name, int64_t v) {
-  return ir::Attr::of_int(name, v);
+AttrSpec i(const char* name, int64_t v) {
+  return {name, 'i', v};
 }
-ir::Attr f(const char* name, float v) {
-  return ir::Attr::of_float(name, v);
+AttrSpec f(const char* name, float v) {
+  return {name, 'f', 0, v};
+}
+AttrSpec rule(const char* v) {
+  return {"update_rule", 's', 0, 0, v};
 }
 
 TEST(AttentionBodies, AgreeWithTheKernelOnAttentionCallSites) {
@@ -213,9 +230,9 @@ TEST(AttentionBodies, AgreeWithTheKernelOnLinearAttentionCallSites) {
   auto r = [&](Dims d) { return Input{random_float(std::move(d), rng)}; };
   const Input none{};
   auto heads = [](int64_t q, int64_t kv) {
-    return std::vector<ir::Attr>{i("q_num_heads", q), i("kv_num_heads", kv)};
+    return std::vector<AttrSpec>{i("q_num_heads", q), i("kv_num_heads", kv)};
   };
-  auto with = [](std::vector<ir::Attr> a, ir::Attr x) {
+  auto with = [](std::vector<AttrSpec> a, AttrSpec x) {
     a.push_back(std::move(x));
     return a;
   };
@@ -225,21 +242,20 @@ TEST(AttentionBodies, AgreeWithTheKernelOnLinearAttentionCallSites) {
                    "LinearAttention",
                    27,
                    {r({2, 3, 8}), r({2, 3, 8}), r({2, 3, 6})},
-                   with(heads(2, 2), ir::Attr::of_string("update_rule", "linear")),
+                   with(heads(2, 2), rule("linear")),
                    2});
   cases.push_back({"gated_per_key_decay_gqa_past",
                    "LinearAttention",
                    27,
                    {r({2, 3, 16}), r({2, 3, 8}), r({2, 3, 6}), r({2, 2, 4, 3}), r({2, 3, 8})},
-                   with(heads(4, 2), ir::Attr::of_string("update_rule", "gated")),
+                   with(heads(4, 2), rule("gated")),
                    2});
-  cases.push_back(
-      {"delta_scalar_beta_scaled",
-       "LinearAttention",
-       27,
-       {r({2, 3, 8}), r({2, 3, 8}), r({2, 3, 6}), none, none, r({2, 3, 1})},
-       with(with(heads(2, 2), ir::Attr::of_string("update_rule", "delta")), f("scale", 0.7f)),
-       2});
+  cases.push_back({"delta_scalar_beta_scaled",
+                   "LinearAttention",
+                   27,
+                   {r({2, 3, 8}), r({2, 3, 8}), r({2, 3, 6}), none, none, r({2, 3, 1})},
+                   with(with(heads(2, 2), rule("delta")), f("scale", 0.7f)),
+                   2});
   cases.push_back(
       {"gated_delta_mqa_per_head",
        "LinearAttention",
