@@ -16,13 +16,8 @@ using ir::Dim;
 using ir::Shape;
 using ir::Type;
 
-DataType elem_of(const ir::Node& n, size_t i) {
-  const Type* t = input_type(n, i);
-  return t && t->is_tensor() ? t->elem_type() : DataType::Undefined;
-}
-
 Dim dim(const std::optional<Shape>& s, size_t i) {
-  return s && i < s->rank() ? s->dims()[i] : Dim::unknown();
+  return s ? dim_at(*s, i) : Dim::unknown();
 }
 
 // a / b when a is known and divisible by b > 0.

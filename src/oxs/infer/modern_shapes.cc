@@ -13,18 +13,8 @@ using ir::Dim;
 using ir::Shape;
 using ir::Type;
 
-Dim dim_at(const Shape& s, size_t i) {
-  return i < s.rank() ? s.dims()[i] : Dim::unknown();
-}
-
 std::vector<Dim> unknown_dims(size_t n) {
   return std::vector<Dim>(n, Dim::unknown());
-}
-
-// Element type of input i (Undefined when unknown).
-DataType elem_of(const ir::Node& n, size_t i) {
-  const Type* t = input_type(n, i);
-  return t && t->is_tensor() ? t->elem_type() : DataType::Undefined;
 }
 
 std::vector<int64_t> ints_attr(const ir::Node& n, std::string_view name) {

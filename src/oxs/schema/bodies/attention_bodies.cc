@@ -79,6 +79,33 @@ void repeat_heads(Text& t, const std::string& in, const std::string& out, const 
   t.add(out + " = Reshape (" + in + "_expanded, " + in + "_flat)");
 }
 
+// scale_f: the scale attribute, or 1 / sqrt(head size) from dimension 3 of
+// `rank4` (a float [1]).
+void scale_value(Text& t, const ::onnx::AttributeProto* scale, const std::string& rank4) {
+  if (scale) {
+    t.add("scale_f = Constant <value_float = " + float_text(scale->f()) + "> ()");
+    return;
+  }
+  t.add("head_size = Shape <start = 3, end = 4> (" + rank4 + ")");
+  t.add("head_size_f = Cast <to = 1> (head_size)");
+  t.add("root_head_size = Sqrt (head_size_f)");
+  t.add("one_f = Constant <value_float = 1.0> ()");
+  t.add("scale_f = Div (one_f, root_head_size)");
+}
+
+// k_q, v_q: `k` and `v` with their heads repeated for the query heads of
+// `q`, unless the head counts are statically equal (`hq`, `hkv` > 0).
+void heads_for_queries(Text& t, const std::string& k, const std::string& v, const char* q,
+                       int64_t hq, int64_t hkv) {
+  if (hq > 0 && hq == hkv) {
+    t.add("k_q = Identity (" + k + ")");
+    t.add("v_q = Identity (" + v + ")");
+  } else {
+    repeat_heads(t, k, "k_q", q);
+    repeat_heads(t, v, "v_q", q);
+  }
+}
+
 }  // namespace
 
 // Attention-23/24/25 (see the op's doc in data/onnx_ops.txt): Q, K, V as
@@ -169,13 +196,7 @@ bool attention_body(const OpSignature& sig, const ::onnx::FunctionBodyBuildConte
   // Grouped queries: skipped when the head counts are statically equal.
   const int64_t hq = rank == 3 ? q_heads : dim_of(ctx, 0, 1);
   const int64_t hkv = rank == 3 ? kv_heads : dim_of(ctx, 1, 1);
-  if (hq > 0 && hq == hkv) {
-    t.add("k_q = Identity (k_all)");
-    t.add("v_q = Identity (v_all)");
-  } else {
-    repeat_heads(t, "k_all", "k_q", "q4");
-    repeat_heads(t, "v_all", "v_q", "q4");
-  }
+  heads_for_queries(t, "k_all", "v_all", "q4", hq, hkv);
   // Scores, scaled as the spec advises: Q and K each by sqrt(scale).
   t.add("k_t = Transpose <perm = [0, 1, 3, 2]> (k_q)");
   if (scale && scale->f() <= 0) {
@@ -184,15 +205,7 @@ bool attention_body(const OpSignature& sig, const ::onnx::FunctionBodyBuildConte
     t.add("qk_unscaled = MatMul (q4, k_t)");
     t.add("qk = Mul (qk_unscaled, scale_t)");
   } else {
-    if (scale) {
-      t.add("scale_f = Constant <value_float = " + float_text(scale->f()) + "> ()");
-    } else {
-      t.add("head_size = Shape <start = 3, end = 4> (q4)");
-      t.add("head_size_f = Cast <to = 1> (head_size)");
-      t.add("root_head_size = Sqrt (head_size_f)");
-      t.add("one_f = Constant <value_float = 1.0> ()");
-      t.add("scale_f = Div (one_f, root_head_size)");
-    }
+    scale_value(t, scale, "q4");
     t.add("root_scale_f = Sqrt (scale_f)");
     t.add("root_scale = CastLike (root_scale_f, Q)");
     t.add("q_scaled = Mul (q4, root_scale)");
@@ -583,23 +596,8 @@ bool flex_attention_body(const OpSignature& sig, const ::onnx::FunctionBodyBuild
   t.add("q_p = Cast <to = " + p + "> (Q)");
   t.add("k_p = Cast <to = " + p + "> (K)");
   t.add("v_p = Cast <to = " + p + "> (V)");
-  const int64_t hq = dim_of(ctx, 0, 1), hkv = dim_of(ctx, 1, 1);
-  if (hq > 0 && hq == hkv) {
-    t.add("k_q = Identity (k_p)");
-    t.add("v_q = Identity (v_p)");
-  } else {
-    repeat_heads(t, "k_p", "k_q", "q_p");
-    repeat_heads(t, "v_p", "v_q", "q_p");
-  }
-  if (scale) {
-    t.add("scale_f = Constant <value_float = " + float_text(scale->f()) + "> ()");
-  } else {
-    t.add("head_size = Shape <start = 3, end = 4> (Q)");
-    t.add("head_size_f = Cast <to = 1> (head_size)");
-    t.add("root_head_size = Sqrt (head_size_f)");
-    t.add("one_f = Constant <value_float = 1.0> ()");
-    t.add("scale_f = Div (one_f, root_head_size)");
-  }
+  heads_for_queries(t, "k_p", "v_p", "q_p", dim_of(ctx, 0, 1), dim_of(ctx, 1, 1));
+  scale_value(t, scale, "Q");
   t.add("scale_p = Cast <to = " + p + "> (scale_f)");
   t.add("k_t = Transpose <perm = [0, 1, 3, 2]> (k_q)");
   t.add("qk = MatMul (q_p, k_t)");
