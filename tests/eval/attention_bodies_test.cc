@@ -3,13 +3,16 @@
 // sites the backend data covers thinly: grouped and multi-query heads, bool
 // and float masks shorter than the keys, past key/value with present
 // outputs, softcap, every qk_matmul_output mode, softmax_precision,
-// nonpad_kv_seqlen, windows, fully masked rows, float16; and every update
-// rule of LinearAttention. Each case runs once with the kernel and once with
+// nonpad_kv_seqlen, windows, fully masked rows, float16; every update rule
+// of LinearAttention; FlexAttention with both subgraph attributes (whose
+// names clash with the body's) and grouped heads. Each case runs once with the kernel and once with
 // the kernel removed (the body runs), and every output must agree.
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <random>
 #include <string>
@@ -39,13 +42,15 @@ struct Input {
 // An attribute of a case (ir::Attr is move-only).
 struct AttrSpec {
   std::string name;
-  char kind;  // 'i', 'f' or 's'
+  char kind;  // 'i', 'f', 's' or 'g'
   int64_t i = 0;
   float f = 0;
   std::string s;
+  std::function<std::unique_ptr<ir::Graph>()> graph = nullptr;
   ir::Attr make() const {
     return kind == 'i'   ? ir::Attr::of_int(name, i)
            : kind == 'f' ? ir::Attr::of_float(name, f)
+           : kind == 'g' ? ir::Attr::of_graph(name, graph())
                          : ir::Attr::of_string(name, s);
   }
 };
@@ -64,7 +69,9 @@ struct Case {
 // and runs it with `registry`; counts the nodes run inside function bodies.
 std::vector<Value> run_case(const Case& c, const KernelRegistry& registry, int* body_nodes) {
   ir::Model m;
-  m.opset_imports = {{"", c.opset}};
+  const bool preview = c.op == "FlexAttention";
+  m.opset_imports = {{"", preview ? 26 : c.opset}};
+  if (preview) m.opset_imports.push_back({"ai.onnx.preview", c.opset});
   ir::Graph& g = *m.graph;
   std::vector<ir::Value*> ins;
   std::map<std::string, Value> feeds;
@@ -85,8 +92,9 @@ std::vector<Value> run_case(const Case& c, const KernelRegistry& registry, int* 
     }
     ins.push_back(v);
   }
-  ir::Node* n = g.create_node(c.op, ins, c.outputs);
+  ir::Node* n = g.create_node(c.op, ins, c.outputs, preview ? "ai.onnx.preview" : "");
   for (const AttrSpec& a : c.attrs) n->set_attr(a.make());
+  n->adopt_subgraphs();
   const bool narrow = c.inputs[0].cast_to != ir::DataType::Undefined;
   for (size_t i = 0; i < c.outputs; ++i) {
     ir::Value* o = n->output(i);
@@ -109,12 +117,17 @@ void expect_same(const Case& c) {
   SCOPED_TRACE(c.name);
   const KernelRegistry native = KernelRegistry::builtin();
   KernelRegistry bodies = KernelRegistry::builtin();
-  bodies.add("", c.op, c.op == "Attention" ? 23 : 27, nullptr);
+  if (c.op == "FlexAttention") {
+    bodies.add("ai.onnx.preview", c.op, 1, nullptr);
+  } else {
+    bodies.add("", c.op, c.op == "Attention" ? 23 : 27, nullptr);
+  }
   int kernel_body_nodes = 0, body_nodes = 0;
   const std::vector<Value> want = run_case(c, native, &kernel_body_nodes);
   const std::vector<Value> got = run_case(c, bodies, &body_nodes);
-  EXPECT_EQ(kernel_body_nodes, 0);
-  EXPECT_GT(body_nodes, 0) << "the body did not run";
+  // The kernel runs only FlexAttention's subgraphs below its node; the body
+  // runs all its nodes there.
+  EXPECT_GT(body_nodes, kernel_body_nodes) << "the body did not run";
   ASSERT_EQ(got.size(), want.size());
   for (size_t o = 0; o < got.size(); ++o) {
     const Tensor& x = got[o].tensor();
@@ -274,6 +287,42 @@ TEST(AttentionBodies, AgreeWithTheKernelOnLinearAttentionCallSites) {
   }
   half.tolerance = 1e-2;
   cases.push_back(half);
+  for (const Case& c : cases) expect_same(c);
+}
+
+// A subgraph (x) -> x <op> c for FlexAttention's score_mod / prob_mod, its
+// constant an initializer and its names clashing with the body's on purpose.
+std::function<std::unique_ptr<ir::Graph>()> mod(const char* op, float c) {
+  return [op, c] {
+    auto g = std::make_unique<ir::Graph>();
+    ir::Value* x = g->add_input("scores", ir::Type::tensor(ir::DataType::Float));
+    const float value[] = {c};
+    ir::Value* k = g->add_initializer(
+        "scale_f",
+        std::make_shared<ir::Tensor>(ir::Tensor::from<float>(ir::DataType::Float, {}, value)));
+    ir::Value* in[] = {x, k};
+    ir::Node* n = g->create_node(op, in);
+    n->output(0)->set_name("probs");
+    g->add_output(n->output(0));
+    return g;
+  };
+}
+
+TEST(AttentionBodies, AgreeWithTheKernelOnFlexAttentionCallSites) {
+  std::mt19937 rng(5);
+  auto r = [&](Dims d) { return Input{random_float(std::move(d), rng)}; };
+  std::vector<Case> cases;
+  cases.push_back({"gqa_both_mods_scaled",
+                   "FlexAttention",
+                   1,
+                   {r({2, 4, 3, 4}), r({2, 2, 5, 4}), r({2, 2, 5, 3})},
+                   {AttrSpec{"score_mod", 'g', 0, 0, "", mod("Mul", 0.5f)},
+                    AttrSpec{"prob_mod", 'g', 0, 0, "", mod("Add", 0.25f)}, f("scale", 0.7f)}});
+  cases.push_back({"double_softmax_precision_mqa",
+                   "FlexAttention",
+                   1,
+                   {r({1, 3, 2, 4}), r({1, 1, 6, 4}), r({1, 1, 6, 4})},
+                   {i("softmax_precision", 11)}});
   for (const Case& c : cases) expect_same(c);
 }
 
