@@ -1,12 +1,13 @@
-// oxs's function bodies of Attention-23/24/25 and LinearAttention-27
-// (schema/bodies/attention_bodies.cc) against the native kernels on call
-// sites the backend data covers thinly: grouped and multi-query heads, bool
-// and float masks shorter than the keys, past key/value with present
-// outputs, softcap, every qk_matmul_output mode, softmax_precision,
-// nonpad_kv_seqlen, windows, fully masked rows, float16; every update rule
-// of LinearAttention; FlexAttention with both subgraph attributes (whose
-// names clash with the body's) and grouped heads. Each case runs once with the kernel and once with
-// the kernel removed (the body runs), and every output must agree.
+// oxs's function bodies of Attention-23/24/25, LinearAttention-27 and
+// FlexAttention-1 (schema/bodies/attention_bodies.cc) against the native
+// kernels on call sites the backend data covers thinly: grouped and
+// multi-query heads, bool and float masks shorter than the keys, past
+// key/value with present outputs, softcap, every qk_matmul_output mode,
+// softmax_precision, nonpad_kv_seqlen, windows, fully masked rows, float16;
+// every update rule of LinearAttention; FlexAttention with both subgraph
+// attributes (whose names clash with the body's). Each case runs once with
+// the kernel and once with the kernel removed (the body runs), and every
+// output must agree.
 #include <gtest/gtest.h>
 
 #include <cmath>
