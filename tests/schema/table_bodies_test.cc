@@ -335,27 +335,55 @@ TEST(TableBodies, AttentionBodiesDeclineOrRefuseWhatTheyCannotExpress) {
 // FlexAttention's at 18, see attention_bodies.cc) and verify as IR.
 TEST(TableBodies, AttentionBodiesImportTheOpsOpset) {
   const ir::Type q4 = ft({1, 2, 3, 4}), q3 = ft({1, 3, 8});
+  const ir::Type mask = ir::Type::tensor(ir::DataType::Float);
+  const ir::Type nonpad = ir::Type::tensor(ir::DataType::Int64, ir::Shape{1});
   struct Site {
     const char* domain;
     const char* op;
     int64_t version;
     std::vector<std::optional<ir::Type>> inputs;
     int64_t ai_onnx;
+    std::vector<std::pair<std::string, int64_t>> int_attrs;
   };
+  const std::vector<std::pair<std::string, int64_t>> heads = {{"q_num_heads", 2},
+                                                              {"kv_num_heads", 2}};
   const std::vector<Site> sites = {
-      {"", "Attention", 23, {q4, q4, q4, ir::Type::tensor(ir::DataType::Bool), q4, q4}, 23},
-      {"", "Attention", 24, {q3, q3, q3}, 24},
-      {"", "Attention", 25, {q4, q4, q4}, 25},
-      {"", "LinearAttention", 27, {q3, q3, q3, std::nullopt, q3, q3}, 27},
-      {"ai.onnx.preview", "FlexAttention", 1, {q4, q4, q4}, 18},
+      {"", "Attention", 23, {q4, q4, q4, ir::Type::tensor(ir::DataType::Bool), q4, q4}, 23, {}},
+      {"", "Attention", 24, {q3, q3, q3}, 24, heads},
+      {"", "Attention", 25, {q4, q4, q4}, 25, {}},
+      // Every bias at once: mask, causal, both windows, softcap, precision.
+      {"",
+       "Attention",
+       25,
+       {q4, q4, q4, mask, q4, q4},
+       25,
+       {{"is_causal", 1},
+        {"left_window_size", 1},
+        {"right_window_size", 0},
+        {"softmax_precision", 11},
+        {"qk_matmul_output_mode", 2}}},
+      {"",
+       "Attention",
+       24,
+       {q3, q3, q3, mask, std::nullopt, std::nullopt, nonpad},
+       24,
+       {{"q_num_heads", 2}, {"kv_num_heads", 1}, {"is_causal", 1}}},
+      {"", "LinearAttention", 27, {q3, q3, q3, std::nullopt, q3, q3}, 27, heads},
+      {"",
+       "LinearAttention",
+       27,
+       {q3, q3, q3, q4},
+       27,
+       {{"q_num_heads", 2}, {"kv_num_heads", 2}, {"update_rule", 0}}},
+      {"ai.onnx.preview", "FlexAttention", 1, {q4, q4, q4}, 18, {}},
   };
   for (const Site& s : sites) {
     SCOPED_TRACE(s.op + std::to_string(s.version));
     const OpSignature& sig = require(s.domain, s.op, s.version);
     std::vector<ir::Attr> attrs;
-    if (s.version != 25 && s.op != std::string("FlexAttention")) {
-      attrs.push_back(ir::Attr::of_int("q_num_heads", 2));
-      attrs.push_back(ir::Attr::of_int("kv_num_heads", 2));
+    for (const auto& [name, v] : s.int_attrs) {
+      attrs.push_back(name == "update_rule" ? ir::Attr::of_string(name, "linear")
+                                            : ir::Attr::of_int(name, v));
     }
     CallSite call;
     call.input_types = s.inputs;
@@ -363,7 +391,7 @@ TEST(TableBodies, AttentionBodiesImportTheOpsOpset) {
     call.attrs = attrs;
     std::unique_ptr<ir::Function> f = context_dependent_body(sig, s.version, call);
     ASSERT_NE(f, nullptr);
-    EXPECT_TRUE(ir::verify(*f->body).empty());
+    for (const auto& problem : ir::verify(*f->body)) ADD_FAILURE() << problem.message;
     std::optional<int64_t> onnx_version = ir::find_opset(f->opset_imports, "");
     ASSERT_TRUE(onnx_version.has_value());
     EXPECT_EQ(*onnx_version, s.ai_onnx);

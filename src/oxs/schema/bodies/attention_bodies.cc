@@ -39,14 +39,6 @@ int rank_of(const ::onnx::FunctionBodyBuildContext& ctx, int i) {
   return t->tensor_type().shape().dim_size();
 }
 
-// The static length of dimension `axis` of input i, or -1.
-int64_t dim_of(const ::onnx::FunctionBodyBuildContext& ctx, int i, int axis) {
-  const ::onnx::TypeProto* t = ctx.getInputType(i);
-  if (!t || !t->has_tensor_type() || !t->tensor_type().has_shape()) return -1;
-  const auto& s = t->tensor_type().shape();
-  return axis < s.dim_size() && s.dim(axis).has_dim_value() ? s.dim(axis).dim_value() : -1;
-}
-
 // Lines "  name = Op <attrs> (inputs)" of a body being written.
 struct Text {
   std::string s;
@@ -73,8 +65,8 @@ void repeat_heads(Text& t, const std::string& in, const std::string& out, const 
   t.add(in + "_group = Div (" + in + "_hq, " + in + "_h)");
   t.add(in + "_wide = Concat <axis = 0> (" + in + "_b_h, " + in + "_group, " + in + "_sd)");
   t.add(in + "_flat = Concat <axis = 0> (" + in + "_b, " + in + "_hq, " + in + "_sd)");
-  t.add("group_axis = Constant <value_ints = [2]> ()");
-  t.add(in + "_5d = Unsqueeze (" + in + ", group_axis)");
+  t.add(in + "_group_axis = Constant <value_ints = [2]> ()");
+  t.add(in + "_5d = Unsqueeze (" + in + ", " + in + "_group_axis)");
   t.add(in + "_expanded = Expand (" + in + "_5d, " + in + "_wide)");
   t.add(out + " = Reshape (" + in + "_expanded, " + in + "_flat)");
 }
@@ -94,16 +86,12 @@ void scale_value(Text& t, const ::onnx::AttributeProto* scale, const std::string
 }
 
 // k_q, v_q: `k` and `v` with their heads repeated for the query heads of
-// `q`, unless the head counts are statically equal (`hq`, `hkv` > 0).
-void heads_for_queries(Text& t, const std::string& k, const std::string& v, const char* q,
-                       int64_t hq, int64_t hkv) {
-  if (hq > 0 && hq == hkv) {
-    t.add("k_q = Identity (" + k + ")");
-    t.add("v_q = Identity (" + v + ")");
-  } else {
-    repeat_heads(t, k, "k_q", q);
-    repeat_heads(t, v, "v_q", q);
-  }
+// `q` (a copy when the counts are equal). Done whatever the sizes: a body
+// serves every call of its node with the same element types and ranks
+// (eval caches it so), so it must not depend on head counts.
+void heads_for_queries(Text& t, const std::string& k, const std::string& v, const char* q) {
+  repeat_heads(t, k, "k_q", q);
+  repeat_heads(t, v, "v_q", q);
 }
 
 }  // namespace
@@ -193,10 +181,7 @@ bool attention_body(const OpSignature& sig, const ::onnx::FunctionBodyBuildConte
   }
   t.add("present_key = Identity (k_all)");
   t.add("present_value = Identity (v_all)");
-  // Grouped queries: skipped when the head counts are statically equal.
-  const int64_t hq = rank == 3 ? q_heads : dim_of(ctx, 0, 1);
-  const int64_t hkv = rank == 3 ? kv_heads : dim_of(ctx, 1, 1);
-  heads_for_queries(t, "k_all", "v_all", "q4", hq, hkv);
+  heads_for_queries(t, "k_all", "v_all", "q4");
   // Scores, scaled as the spec advises: Q and K each by sqrt(scale).
   t.add("k_t = Transpose <perm = [0, 1, 3, 2]> (k_q)");
   if (scale && scale->f() <= 0) {
@@ -596,7 +581,7 @@ bool flex_attention_body(const OpSignature& sig, const ::onnx::FunctionBodyBuild
   t.add("q_p = Cast <to = " + p + "> (Q)");
   t.add("k_p = Cast <to = " + p + "> (K)");
   t.add("v_p = Cast <to = " + p + "> (V)");
-  heads_for_queries(t, "k_p", "v_p", "q_p", dim_of(ctx, 0, 1), dim_of(ctx, 1, 1));
+  heads_for_queries(t, "k_p", "v_p", "q_p");
   scale_value(t, scale, "Q");
   t.add("scale_p = Cast <to = " + p + "> (scale_f)");
   t.add("k_t = Transpose <perm = [0, 1, 3, 2]> (k_q)");
