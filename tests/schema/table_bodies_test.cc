@@ -402,5 +402,37 @@ TEST(TableBodies, AttentionBodiesImportTheOpsOpset) {
   }
 }
 
+// FlexAttention's subgraph attributes run inside the body (as If branches),
+// their names kept apart from the body's: the body verifies as IR even when
+// the subgraph names its values as the body does.
+TEST(TableBodies, FlexAttentionBodyCarriesItsSubgraphs) {
+  auto mod = [] {
+    auto g = std::make_unique<ir::Graph>();
+    ir::Value* x = g->add_input("scores", ir::Type::tensor(ir::DataType::Float));
+    const float half[] = {0.5f};
+    ir::Value* c = g->add_initializer("probs", std::make_shared<ir::Tensor>(ir::Tensor::from<float>(
+                                                   ir::DataType::Float, {}, half)));
+    ir::Value* in[] = {x, c};
+    ir::Node* n = g->create_node("Mul", in);
+    n->output(0)->set_name("scores_mod");
+    g->add_output(n->output(0));
+    return g;
+  };
+  const OpSignature& sig = require("ai.onnx.preview", "FlexAttention", 1);
+  std::vector<ir::Attr> attrs;
+  attrs.push_back(ir::Attr::of_graph("score_mod", mod()));
+  attrs.push_back(ir::Attr::of_graph("prob_mod", mod()));
+  CallSite call;
+  call.input_types = {ft({1, 2, 3, 4}), ft({1, 1, 5, 4}), ft({1, 1, 5, 4})};
+  call.outputs_present = {true};
+  call.attrs = attrs;
+  std::unique_ptr<ir::Function> f = context_dependent_body(sig, 1, call);
+  ASSERT_NE(f, nullptr);
+  for (const auto& problem : ir::verify(*f->body)) ADD_FAILURE() << problem.message;
+  int ifs = 0;
+  for (ir::Node* n : f->body->nodes()) ifs += n->op_type() == "If";
+  EXPECT_EQ(ifs, 2);
+}
+
 }  // namespace
 }  // namespace oxs::schema
