@@ -45,7 +45,8 @@ struct Text {
   void add(const std::string& line) { s += "  " + line + "\n"; }
 };
 
-// -inf and 0 in Q's element type, and helpers every attention body uses.
+// 0 and -inf in the element type of `like` (the bias and the fully masked
+// rows need them), and the last axis as a 1-D index.
 void common_constants(Text& t, const char* like) {
   t.add("zero_f = Constant <value_float = 0.0> ()");
   t.add("neg_inf_f = Log (zero_f)");
