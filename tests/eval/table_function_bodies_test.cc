@@ -32,6 +32,14 @@ namespace fs = std::filesystem;
 const std::set<std::string> kRandom = {"test_bernoulli", "test_bernoulli_double",
                                        "test_bernoulli_seed"};
 
+// Backend tests whose table op's body cannot reproduce the expected
+// outputs, and why. Each must still fail through the body (a stale entry
+// is an error).
+const std::map<std::string, std::string>& body_exclusions() {
+  static const std::map<std::string, std::string> m = {};
+  return m;
+}
+
 Value read_value(const fs::path& p, const ir::Type& type) {
   onnx::ValueData d = onnx::load_value(p.string(), type);
   if (d.kind != onnx::ValueData::Kind::Tensor) {
@@ -172,12 +180,17 @@ TEST(TableFunctionBodies, MatchTheBackendTestsOfOnnx123) {
   }
   std::sort(dirs.begin(), dirs.end());
   std::map<std::string, int> passed_per_op;
-  int tests = 0;
+  int tests = 0, excluded = 0;
   for (const fs::path& d : dirs) {
     Outcome o = run_with_bodies(d);
     if (o.ops.empty()) continue;
     ++tests;
     const std::string name = d.filename().string();
+    if (body_exclusions().count(name)) {
+      ++excluded;
+      EXPECT_NE(o.failure, "") << name << " passes through the body now: drop its exclusion";
+      continue;
+    }
     EXPECT_EQ(o.failure, "") << name << " (" << o.ops[0] << ")";
     EXPECT_GT(o.body_nodes, 0) << name << ": no function body ran";
     if (o.failure.empty()) {
@@ -186,13 +199,15 @@ TEST(TableFunctionBodies, MatchTheBackendTestsOfOnnx123) {
   }
   std::ostringstream summary;
   for (const auto& [op, n] : passed_per_op) summary << op << ":" << n << " ";
-  std::cout << tests << " backend tests run through oxs's bodies; passed per op: " << summary.str()
-            << "\n";
+  std::cout << tests << " backend tests run through oxs's bodies (" << excluded
+            << " excluded); passed per op: " << summary.str() << "\n";
   // The newest version of every op with a body is exercised by at least one
   // test (the tests use the newest opset; older versions: see below).
   std::map<std::string, const schema::OpSignature*> newest;
-  for (const schema::OpSignature* s : schema::all_signatures("")) {
-    if (from_table(*s) && schema::body_available(*s)) newest[s->name] = s;
+  for (const char* domain : {"", "ai.onnx.preview"}) {
+    for (const schema::OpSignature* s : schema::all_signatures(domain)) {
+      if (from_table(*s) && schema::body_available(*s)) newest[s->domain + "." + s->name] = s;
+    }
   }
   for (const auto& [name, s] : newest) {
     EXPECT_TRUE(passed_per_op.count(s->display_name()))

@@ -182,5 +182,56 @@ TEST(ModernShapes, TreeEnsembleHasOneColumnPerTarget) {
             "double[7,4]");
 }
 
+// infer/pool_shapes.cc: with ceil_mode, a last window that would start in
+// the end padding is dropped; dilations widen the window.
+TEST(ModernShapes, PoolCeilModeDropsAWindowStartingInTheEndPadding) {
+  {
+    OneNode t(19);
+    auto* x = t.in("X", DataType::Float, {1, 1, 2, 2});
+    EXPECT_EQ(
+        t.infer(
+            "AveragePool", {x},
+            attrs(ir::Attr::of_ints("kernel_shape", {2, 2}), ir::Attr::of_ints("strides", {2, 2}),
+                  ir::Attr::of_ints("pads", {0, 0, 1, 1}), ir::Attr::of_int("ceil_mode", 1))),
+        "float[1,1,1,1]");
+  }
+  {
+    OneNode t(19);
+    auto* x = t.in("X", DataType::Float, {1, 1, 5, 5});
+    EXPECT_EQ(
+        t.infer(
+            "AveragePool", {x},
+            attrs(ir::Attr::of_ints("kernel_shape", {3, 3}), ir::Attr::of_ints("strides", {2, 2}),
+                  ir::Attr::of_ints("pads", {0, 0, 1, 1}), ir::Attr::of_int("ceil_mode", 1))),
+        "float[1,1,3,3]");
+  }
+  {
+    OneNode t(22);
+    auto* x = t.in("X", DataType::Float, {1, 2, 4, 6});
+    EXPECT_EQ(t.infer("MaxPool", {x},
+                      attrs(ir::Attr::of_ints("kernel_shape", {2, 2}),
+                            ir::Attr::of_ints("dilations", {2, 2}))),
+              "float[1,2,2,4]");
+  }
+}
+
+// infer/value_propagation.cc: shape arithmetic through integer Div and
+// Concat (libonnx 1.12 propagates neither) reaches Reshape.
+TEST(ModernShapes, ShapeArithmeticThroughDivAndConcatReachesReshape) {
+  OneNode t(21);
+  auto* x = t.in("X", DataType::Float, {3, 8});
+  ir::Value* one[] = {x};
+  ir::Node* batch = t.g.create_node("Shape", one);
+  batch->set_attr(ir::Attr::of_int("end", 1));
+  ir::Node* width = t.g.create_node("Shape", one);
+  width->set_attr(ir::Attr::of_int("start", 1));
+  ir::Value* halve_in[] = {width->output(0), t.ints("two", {2})};
+  ir::Node* half = t.g.create_node("Div", halve_in);
+  ir::Value* parts[] = {batch->output(0), half->output(0), t.ints("pair", {2})};
+  ir::Node* shape = t.g.create_node("Concat", parts);
+  shape->set_attr(ir::Attr::of_int("axis", 0));
+  EXPECT_EQ(t.infer("Reshape", {x, shape->output(0)}), "float[3,4,2]");
+}
+
 }  // namespace
 }  // namespace oxs::infer

@@ -99,7 +99,14 @@ TEST(OpTable, FunctionFlagsAndBodies) {
   CallSite call;
   call.input_types.assign(linear.inputs.size(), ir::Type::tensor(ir::DataType::Float));
   call.outputs_present.assign(linear.outputs.size(), true);
-  EXPECT_EQ(context_dependent_body(linear, 27, call), nullptr);
+  // Its body is built per call site (schema/bodies/attention_bodies.cc); the
+  // head counts are required attributes.
+  EXPECT_THROW(context_dependent_body(linear, 27, call), Error);
+  std::vector<ir::Attr> heads;
+  heads.push_back(ir::Attr::of_int("q_num_heads", 2));
+  heads.push_back(ir::Attr::of_int("kv_num_heads", 2));
+  call.attrs = heads;
+  EXPECT_NE(context_dependent_body(linear, 27, call), nullptr);
 }
 
 TEST(OpTable, NewerOpsetsAreRefusedByName) {

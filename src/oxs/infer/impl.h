@@ -72,6 +72,11 @@ struct Inferencer::Impl {
   std::unordered_map<const ::onnx::OpSchema*, std::unique_ptr<ir::Function>> op_bodies;
 
   void infer_node(ir::Node& n, const Frame& f);
+  // infer_node without propagate_int_values.
+  void infer_node_types(ir::Node& n, const Frame& f);
+  // oxs's own data propagation where libonnx 1.12 has none (value_propagation.cc):
+  // integer Div, Neg, Concat, ConstantOfShape and Range of small known values.
+  void propagate_int_values(const ir::Node& n);
   // libonnx's inference (and data propagation) of `s` for `n`, unchecked.
   void run_schema_inference(ir::Node& n, const ::onnx::OpSchema& s, const Frame& f);
   // The signature from oxs's table (opset 18+) in force for `n`, or null.

@@ -228,7 +228,17 @@ const ::onnx::TensorShapeProto* Inferencer::Impl::shape_data_of(const ir::Value*
   auto it = shape_data.find(v);
   if (it != shape_data.end()) return &it->second;
   auto c = constant_of(v);
-  if (!c || c->dims().size() > 1) return nullptr;
+  if (!c) {
+    // An integer vector of static length 0 has a known value: empty.
+    const ir::Type& t = v->type();
+    const bool empty =
+        t.is_tensor() && t.shape() && t.shape()->rank() == 1 && t.shape()->dims()[0].is_known() &&
+        t.shape()->dims()[0].value() == 0 &&
+        (t.elem_type() == ir::DataType::Int64 || t.elem_type() == ir::DataType::Int32);
+    if (!empty) return nullptr;
+    return &shape_data.emplace(v, ::onnx::TensorShapeProto()).first->second;
+  }
+  if (c->dims().size() > 1) return nullptr;
   ::onnx::TensorShapeProto tsp;
   if (c->dtype() == ir::DataType::Int64) {
     for (int64_t x : c->data<int64_t>()) tsp.add_dim()->set_dim_value(x);
@@ -442,6 +452,11 @@ void Inferencer::Impl::infer_graph(ir::Graph& g, const Frame& f) {
 }
 
 void Inferencer::Impl::infer_node(ir::Node& n, const Frame& f) {
+  infer_node_types(n, f);
+  if (options.data_propagation) propagate_int_values(n);
+}
+
+void Inferencer::Impl::infer_node_types(ir::Node& n, const Frame& f) {
   if (const ir::Function* fn = find_function(n)) {
     if (options.check_signature) check_node(n, f);
     infer_function_call(n, *fn, f);

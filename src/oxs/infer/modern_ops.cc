@@ -195,7 +195,22 @@ void reduce(const ir::Node& n, Inferencer::Impl& impl, Outputs& out) {
   std::vector<bool> reduced(static_cast<size_t>(rank), false);
   if (n.num_inputs() > 1 && n.input(1)) {
     auto axes = impl.known_ints(n.input(1));
-    if (!axes) return;  // axes computed at run time: rank known only with keepdims
+    if (!axes) {
+      // Axes computed at run time: with keepdims the rank stays; without,
+      // it drops by the number of axes (when the axes input's length is
+      // static and some axis is named).
+      auto a = input_shape(n, 1);
+      const bool counted = a && a->rank() == 1 && a->dims()[0].is_known();
+      if (keepdims) {
+        out[0] =
+            Type::tensor(x->elem_type(), Shape(std::vector<Dim>(shape->rank(), Dim::unknown())));
+      } else if (counted && a->dims()[0].value() > 0 && a->dims()[0].value() <= rank) {
+        out[0] = Type::tensor(
+            x->elem_type(), Shape(std::vector<Dim>(static_cast<size_t>(rank - a->dims()[0].value()),
+                                                   Dim::unknown())));
+      }
+      return;
+    }
     if (axes->empty()) {
       if (int_attr(n, "noop_with_empty_axes", 0)) {
         out[0] = Type::tensor(x->elem_type(), *shape);
@@ -236,7 +251,15 @@ void split(const ir::Node& n, Inferencer::Impl& impl, Outputs& out) {
     if (num)
       fail(n, "Split takes either the 'split' input or the 'num_outputs' attribute, not both");
     auto known = impl.known_ints(n.input(1));
-    if (!known) return;
+    if (!known) {
+      // Part lengths computed at run time: only the split axis is unknown.
+      for (auto& o : out) {
+        std::vector<Dim> dims = shape->dims();
+        dims[static_cast<size_t>(axis)] = Dim::unknown();
+        o = Type::tensor(x->elem_type(), Shape(std::move(dims)));
+      }
+      return;
+    }
     parts = *known;
     if (parts.size() != out.size()) {
       fail(n, "'split' has " + std::to_string(parts.size()) + " parts but the node has " +
@@ -272,7 +295,11 @@ void pad(const ir::Node& n, Inferencer::Impl& impl, Outputs& out) {
   auto shape = input_shape(n, 0);
   if (!shape || n.num_inputs() < 2 || !n.input(1)) return;
   auto pads = impl.known_ints(n.input(1));
-  if (!pads) return;
+  if (!pads) {
+    // Pads computed at run time: the rank stays.
+    out[0] = Type::tensor(x->elem_type(), Shape(std::vector<Dim>(shape->rank(), Dim::unknown())));
+    return;
+  }
   const auto rank = static_cast<int64_t>(shape->rank());
   std::vector<int64_t> axes;
   if (n.num_inputs() > 3 && n.input(3)) {
@@ -303,30 +330,6 @@ void like_input(const ir::Node& n, size_t from, DataType elem, Outputs& out, siz
   const Type* x = input_type(n, from);
   if (!x || !x->is_tensor() || to >= out.size()) return;
   out[to] = Type::tensor(elem, x->shape());
-}
-
-void attention(const ir::Node& n, Outputs& out) {
-  const Type* q = input_type(n, 0);
-  const Type* v = input_type(n, 2);
-  if (!q || !q->is_tensor()) return;
-  out[0] = Type::tensor(q->elem_type());
-  auto qs = input_shape(n, 0);
-  auto vs = input_shape(n, 2);
-  if (!qs || !vs || !v) return;
-  if (qs->rank() == 4 && vs->rank() == 4) {
-    out[0] = Type::tensor(q->elem_type(), Shape(std::vector<Dim>{qs->dims()[0], qs->dims()[1],
-                                                                 qs->dims()[2], vs->dims()[3]}));
-  } else if (qs->rank() == 3 && vs->rank() == 3) {
-    const int64_t q_heads = int_attr(n, "q_num_heads", 0);
-    const int64_t kv_heads = int_attr(n, "kv_num_heads", 0);
-    const Dim& v_hidden = vs->dims()[2];
-    Dim hidden = Dim::unknown();
-    if (q_heads > 0 && kv_heads > 0 && v_hidden.is_known() && v_hidden.value() % kv_heads == 0) {
-      hidden = Dim::known(q_heads * (v_hidden.value() / kv_heads));
-    }
-    out[0] =
-        Type::tensor(q->elem_type(), Shape(std::vector<Dim>{qs->dims()[0], qs->dims()[1], hidden}));
-  }
 }
 
 // Tier 3: element types from shared type constraints or concrete types.
@@ -427,9 +430,7 @@ void Inferencer::Impl::infer_table_node(ir::Node& n, const schema::OpSignature& 
              op == "GroupNormalization" || op == "RotaryEmbedding" || op == "TensorScatter" ||
              op == "Mish" || op == "Round" || op == "CumProd" || op == "SwiGLU") {
     like_input(n, 0, x_elem, out);
-  } else if (op == "Attention") {
-    attention(n, out);
-  } else {
+  } else if (!infer_attention_shapes(n, out) && !infer_pool_shapes(n, out)) {
     infer_modern_shapes(n, *this, out);
   }
   from_constraints(n, sig, out);

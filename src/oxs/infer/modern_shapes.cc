@@ -13,18 +13,8 @@ using ir::Dim;
 using ir::Shape;
 using ir::Type;
 
-Dim dim_at(const Shape& s, size_t i) {
-  return i < s.rank() ? s.dims()[i] : Dim::unknown();
-}
-
 std::vector<Dim> unknown_dims(size_t n) {
   return std::vector<Dim>(n, Dim::unknown());
-}
-
-// Element type of input i (Undefined when unknown).
-DataType elem_of(const ir::Node& n, size_t i) {
-  const Type* t = input_type(n, i);
-  return t && t->is_tensor() ? t->elem_type() : DataType::Undefined;
 }
 
 std::vector<int64_t> ints_attr(const ir::Node& n, std::string_view name) {
@@ -320,6 +310,73 @@ void tree_ensemble(const ir::Node& n, Outputs& out) {
   out[0] = Type::tensor(elem_of(n, 0), Shape(std::move(dims)));
 }
 
+// ai.onnx.ml LabelEncoder-4: the input's shape, the element type of the
+// values (values_tensor's, or the list attribute's).
+void label_encoder(const ir::Node& n, Outputs& out) {
+  DataType elem = DataType::Undefined;
+  if (const ir::Attr* v = n.attr("values_tensor"); v && v->t) {
+    elem = v->t->dtype();
+  } else if (n.attr("values_strings")) {
+    elem = DataType::String;
+  } else if (n.attr("values_int64s")) {
+    elem = DataType::Int64;
+  } else if (n.attr("values_floats")) {
+    elem = DataType::Float;
+  }
+  if (elem == DataType::Undefined) return;
+  auto x = input_shape(n, 0);
+  out[0] = x ? Type::tensor(elem, *x) : Type::tensor(elem);
+}
+
+// OptionalHasElement-18: a bool scalar. OptionalGetElement-18: the element
+// type of an optional input (a tensor or sequence input passes through).
+void optional_ops(const ir::Node& n, Outputs& out) {
+  if (n.op_type() == "OptionalHasElement") {
+    out[0] = Type::tensor(DataType::Bool, Shape(std::vector<Dim>{}));
+    return;
+  }
+  const Type* t = input_type(n, 0);
+  if (!t || t->is_none()) return;
+  if (t->kind() == Type::Kind::Optional) {
+    if (t->element()) out[0] = *t->element();
+  } else {
+    out[0] = *t;
+  }
+}
+
+// SplitToSequence-24: a sequence of tensors of the input's element type
+// and rank (minus the split axis without keepdims when 'split' is absent).
+void split_to_sequence(const ir::Node& n, Outputs& out) {
+  const Type* t = input_type(n, 0);
+  if (!t || !t->is_tensor()) return;
+  Type element = Type::tensor(t->elem_type());
+  if (auto x = input_shape(n, 0)) {
+    const auto rank = static_cast<int64_t>(x->rank());
+    const int64_t axis = axis_of(n, int_attr(n, "axis", 0), rank);
+    const bool drop = !input_type(n, 1) && int_attr(n, "keepdims", 1) == 0;
+    std::vector<Dim> dims = x->dims();
+    if (drop) {
+      dims.erase(dims.begin() + axis);
+    } else {
+      dims[static_cast<size_t>(axis)] = Dim::unknown();
+    }
+    element = Type::tensor(t->elem_type(), Shape(std::move(dims)));
+  }
+  out[0] = Type::sequence(std::move(element));
+}
+
+// StringSplit-20: substrings [*X, max parts] (strings), length = X's shape.
+void string_split(const ir::Node& n, Outputs& out) {
+  auto x = input_shape(n, 0);
+  out[0] = Type::tensor(DataType::String);
+  if (out.size() > 1) out[1] = Type::tensor(DataType::Int64);
+  if (!x) return;
+  std::vector<Dim> dims = x->dims();
+  dims.push_back(Dim::unknown());
+  out[0] = Type::tensor(DataType::String, Shape(std::move(dims)));
+  if (out.size() > 1) out[1] = Type::tensor(DataType::Int64, *x);
+}
+
 }  // namespace
 
 bool infer_modern_shapes(const ir::Node& n, Inferencer::Impl& impl, Outputs& out) {
@@ -327,8 +384,13 @@ bool infer_modern_shapes(const ir::Node& n, Inferencer::Impl& impl, Outputs& out
   const std::string& domain = n.domain();
   if (out.empty()) return false;
   if (domain == "ai.onnx.ml") {
-    if (op != "TreeEnsemble") return false;
-    tree_ensemble(n, out);
+    if (op == "TreeEnsemble") {
+      tree_ensemble(n, out);
+    } else if (op == "LabelEncoder") {
+      label_encoder(n, out);
+    } else {
+      return false;
+    }
     return true;
   }
   if (domain == "ai.onnx.preview") {
@@ -353,6 +415,12 @@ bool infer_modern_shapes(const ir::Node& n, Inferencer::Impl& impl, Outputs& out
     resize(n, impl, out);
   } else if (op == "ImageDecoder") {
     image_decoder(n, out);
+  } else if (op == "OptionalHasElement" || op == "OptionalGetElement") {
+    optional_ops(n, out);
+  } else if (op == "SplitToSequence") {
+    split_to_sequence(n, out);
+  } else if (op == "StringSplit") {
+    string_split(n, out);
   } else {
     return false;
   }

@@ -26,6 +26,17 @@ inline std::optional<ir::Shape> input_shape(const ir::Node& n, size_t i) {
   return *t->shape();
 }
 
+// Element type of input i (Undefined when unknown or not a tensor).
+inline ir::DataType elem_of(const ir::Node& n, size_t i) {
+  const ir::Type* t = input_type(n, i);
+  return t && t->is_tensor() ? t->elem_type() : ir::DataType::Undefined;
+}
+
+// Dimension i of `s`, unknown past its rank.
+inline ir::Dim dim_at(const ir::Shape& s, size_t i) {
+  return i < s.rank() ? s.dims()[i] : ir::Dim::unknown();
+}
+
 inline int64_t int_attr(const ir::Node& n, std::string_view name, int64_t dflt) {
   const ir::Attr* a = n.attr(name);
   return a && a->type == ir::AttrType::Int ? a->i : dflt;

@@ -5,12 +5,10 @@
 #include <string>
 
 #include "oxs/ir/error.h"
+#include "oxs/schema/bodies/attention_bodies.h"
 
 namespace oxs::schema::bodies {
-namespace {
 
-// Parses one function written in ONNX's text syntax (built below from the
-// call site); a failure is a bug in the builder.
 void parse_into(const std::string& text, const OpSignature& sig, ::onnx::FunctionProto& out) {
   auto status = ::onnx::OnnxParser::Parse(out, text.c_str());
   if (!status.IsOK()) {
@@ -22,6 +20,8 @@ void parse_into(const std::string& text, const OpSignature& sig, ::onnx::Functio
 std::string header(const OpSignature& sig) {
   return "<domain: \"\", opset_import: [\"\" : " + std::to_string(sig.since_version) + "]>\n";
 }
+
+namespace {
 
 // CastLike-19+: Cast to the element type of `target_type`, passing on the
 // attributes Cast shares (saturate; round_mode from version 25).
@@ -367,7 +367,12 @@ Builder builder_for(const OpSignature& sig) {
       {"Range", 27, range},
       {"RotaryEmbedding", 23, rotary_embedding},
       {"CausalConvWithState", 27, causal_conv_with_state},
+      {"Attention", 0, attention_body},
+      {"LinearAttention", 27, linear_attention_body},
   };
+  if (sig.domain == "ai.onnx.preview" && sig.name == "FlexAttention" && sig.since_version == 1) {
+    return flex_attention_body;
+  }
   if (!sig.domain.empty()) return nullptr;
   for (const auto& b : kBuilders) {
     if (sig.name == b.name && (b.since == 0 || sig.since_version == b.since)) return b.build;

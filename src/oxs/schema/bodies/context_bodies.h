@@ -5,6 +5,8 @@
 
 #include <onnx/defs/schema.h>
 
+#include <string>
+
 #include "oxs/schema/signature.h"
 
 namespace oxs::schema::bodies {
@@ -19,5 +21,12 @@ bool build_table_context_body(const OpSignature& sig, const ::onnx::FunctionBody
 // Whether build_table_context_body has a builder for `sig` (it may still
 // decline particular call sites).
 bool has_table_context_builder(const OpSignature& sig);
+
+// Shared by the builders: parses one function written in ONNX's text syntax
+// (built from the call site) into `out`; a failure is a bug in the builder
+// (oxs::Error Internal naming `sig`).
+void parse_into(const std::string& text, const OpSignature& sig, ::onnx::FunctionProto& out);
+// The text's header: domain "", importing ai.onnx at sig's since_version.
+std::string header(const OpSignature& sig);
 
 }  // namespace oxs::schema::bodies
