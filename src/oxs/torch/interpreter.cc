@@ -4,6 +4,7 @@
 #include <iterator>
 #include <map>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 
 #include "oxs/builder/builder.h"
@@ -73,6 +74,22 @@ void drop_noop_castlikes(ir::Graph& g) {
   }
 }
 
+// Imports no node uses any more (ai.onnx.ml after a folded string
+// comparison; the library's own domain once every call is inlined) are
+// dropped; ai.onnx stays.
+void drop_unused_imports(ir::Model& m) {
+  std::unordered_set<std::string> used = {""};
+  auto note = [&](ir::Node* n) { used.insert(n->domain() == "ai.onnx" ? "" : n->domain()); };
+  m.graph->for_each_node_recursive(note);
+  for (const auto& f : m.functions) {
+    used.insert(f->domain);
+    f->body->for_each_node_recursive(note);
+  }
+  std::erase_if(m.opset_imports, [&](const ir::OpsetImport& o) {
+    return !used.count(o.domain == "ai.onnx" ? "" : o.domain);
+  });
+}
+
 class Interpreter {
  public:
   Interpreter(const ExportGraph& g, const ExportOptions& o)
@@ -111,6 +128,7 @@ class Interpreter {
     rewrite::run_pipeline(m, passes);
     // Constants the fold pass turned into typed initializers may leave more.
     drop_noop_castlikes(*m.graph);
+    drop_unused_imports(m);
     t.cleanup_s = seconds_since(t0);
     return m;
   }
