@@ -313,7 +313,7 @@ ir::Model Builder::finish(const FinishOptions& options) {
                       " produces); pass it to output(v, name, type)");
     }
   }
-  if (options.inline_functions) inline_functions(m);
+  if (options.inline_functions) inline_functions(m, options.keep_function);
   if (options.remove_unused) remove_unused(m, options.remove_identity);
   if (options.verify) ir::verify_or_throw(m);
   // Opsets 19+ and the IR 9+ element types need a newer IR version.

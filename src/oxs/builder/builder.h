@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -57,7 +58,10 @@ struct FinishOptions {
   bool remove_unused = true;      // nodes whose outputs nobody reads, unused initializers
   bool remove_identity = true;    // Identity nodes (graph outputs keep their names)
   bool inline_functions = false;  // inline every call of a model-local function
-  bool verify = true;             // ir::verify_or_throw on the result
+  // With inline_functions: functions whose calls stay (calls in their bodies
+  // are inlined); null keeps none.
+  std::function<bool(const ir::Function&)> keep_function;
+  bool verify = true;  // ir::verify_or_throw on the result
 };
 
 // One dimension for shape(): a size or a symbol. shape({"N", 3}).
@@ -174,9 +178,12 @@ class Builder {
   std::string next_name_;
 };
 
-// Inlines every call of a model-local function in `model` (recursively) and
-// drops functions no longer called. Linear in the size of the result.
-void inline_functions(ir::Model& model);
+// Inlines every call of a model-local function in `model` (recursively),
+// except calls of functions `keep` holds for (the calls in their bodies are
+// inlined), and drops functions no longer called. Linear in the size of the
+// result.
+void inline_functions(ir::Model& model,
+                      const std::function<bool(const ir::Function&)>& keep = nullptr);
 // Removes Identity nodes (graph outputs keep their names), nodes nobody
 // reads and unused initializers, in every graph and function body.
 void remove_unused(ir::Model& model, bool identity = true);

@@ -3,6 +3,7 @@
 // from the call's attributes (a missing one means the op's default), and the
 // call's outputs replaced. Nested calls are inlined as they appear. Graph
 // outputs keep their names. Linear in the size of the inlined result.
+#include <functional>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -32,9 +33,12 @@ ir::Type call_site_type(const ir::Value& v, const ir::Value& out) {
 
 struct Inliner {
   ir::Model& model;
+  const std::function<bool(const ir::Function&)>& keep;
 
+  // The function a call of which is inlined (null for kept functions).
   const ir::Function* find(const ir::Node& n) const {
-    return model.find_function(n.domain(), n.op_type());
+    const ir::Function* f = model.find_function(n.domain(), n.op_type());
+    return f && keep && keep(*f) ? nullptr : f;
   }
 
   // Resolves references in `a` (and in subgraphs under it) against the
@@ -182,35 +186,37 @@ struct Inliner {
   }
 };
 
-void mark_called(const ir::Graph& g, const Inliner& in,
+void mark_called(const ir::Model& model, const ir::Graph& g,
                  std::unordered_set<const ir::Function*>& used,
                  std::vector<const ir::Function*>& work) {
   g.for_each_node_recursive([&](ir::Node* n) {
-    if (const ir::Function* f = in.find(*n); f && used.insert(f).second) work.push_back(f);
+    const ir::Function* f = model.find_function(n->domain(), n->op_type());
+    if (f && used.insert(f).second) work.push_back(f);
   });
 }
 
-}  // namespace
-
-// Domains the inlined bodies brought into the main graph (ai.onnx.ml's
+// Domains the inlined bodies brought into graph `g` (ai.onnx.ml's
 // LabelEncoder in a body that compares a string attribute) are imported by
-// the model at the version the functions import them.
-void import_inlined_domains(ir::Model& model,
+// it (`imports`: the model's, or a kept function's) at the version the
+// functions import them.
+void import_inlined_domains(const ir::Model& model, const ir::Graph& g,
+                            std::vector<ir::OpsetImport>& imports,
                             const std::vector<ir::OpsetImport>& function_imports) {
   std::unordered_set<std::string> missing;
-  model.graph->for_each_node_recursive([&](ir::Node* n) {
+  g.for_each_node_recursive([&](ir::Node* n) {
     const std::string& d = n->domain() == "ai.onnx" ? std::string() : n->domain();
-    if (!ir::find_opset(model.opset_imports, d) &&
-        !model.find_function(n->domain(), n->op_type())) {
+    if (!ir::find_opset(imports, d) && !model.find_function(n->domain(), n->op_type())) {
       missing.insert(d);
     }
   });
   for (const ir::OpsetImport& o : function_imports) {
-    if (missing.erase(o.domain)) model.opset_imports.push_back({o.domain, o.version});
+    if (missing.erase(o.domain)) imports.push_back({o.domain, o.version});
   }
 }
 
-void inline_functions(ir::Model& model) {
+}  // namespace
+
+void inline_functions(ir::Model& model, const std::function<bool(const ir::Function&)>& keep) {
   if (model.functions.empty()) return;
   std::vector<ir::OpsetImport> function_imports;
   for (const auto& f : model.functions) {
@@ -219,18 +225,27 @@ void inline_functions(ir::Model& model) {
       if (!ir::find_opset(function_imports, d)) function_imports.push_back({d, o.version});
     }
   }
-  Inliner in{model};
+  Inliner in{model, keep};
   in.inline_graph(*model.graph, 0);
   model.graph->collect_garbage();
-  import_inlined_domains(model, function_imports);
+  import_inlined_domains(model, *model.graph, model.opset_imports, function_imports);
+  // Kept functions stay called; the calls in their bodies are inlined.
+  if (keep) {
+    for (const auto& f : model.functions) {
+      if (!keep(*f)) continue;
+      in.inline_graph(*f->body, 0);
+      f->body->collect_garbage();
+      import_inlined_domains(model, *f->body, f->opset_imports, function_imports);
+    }
+  }
   // Drop functions nothing calls any more.
   std::unordered_set<const ir::Function*> used;
   std::vector<const ir::Function*> work;
-  mark_called(*model.graph, in, used, work);
+  mark_called(model, *model.graph, used, work);
   while (!work.empty()) {
     const ir::Function* f = work.back();
     work.pop_back();
-    mark_called(*f->body, in, used, work);
+    mark_called(model, *f->body, used, work);
   }
   model.functions.erase_if([&](const auto& f) { return !used.count(f.get()); });
 }

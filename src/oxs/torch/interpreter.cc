@@ -116,8 +116,13 @@ class Interpreter {
     for (const auto& [id, name] : g_.outputs) b_->output(values_[id], name);
     t.build_s = seconds_since(t0);
     t0 = std::chrono::steady_clock::now();
-    // Module functions call the library's functions: both stay local then.
-    ir::Model m = b_->finish({.inline_functions = !o_.keep_functions && module_count_.empty()});
+    // Module functions stay local functions; the library's functions are
+    // inlined everywhere, their bodies included.
+    builder::FinishOptions fo{.inline_functions = !o_.keep_functions};
+    if (!module_count_.empty()) {
+      fo.keep_function = [](const ir::Function& f) { return f.domain == kModuleDomain; };
+    }
+    ir::Model m = b_->finish(fo);
     drop_noop_castlikes(*m.graph);
     // Inlined bodies leave constant arithmetic on attributes (CastLike of a
     // Constant): fold it so the graph is as small as a hand-written one.

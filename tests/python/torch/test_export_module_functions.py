@@ -114,3 +114,34 @@ def test_nested_chosen_modules_nest_as_calls():
 def test_bad_modules_as_functions_is_a_clear_error(option, message):
     with pytest.raises(oxs.torch.ExportError, match=message.replace("(", r"\(")):
         oxs.torch.export(Net().eval(), (torch.randn(3, 4),), modules_as_functions=option)
+
+
+class Mish(torch.nn.Module):
+    def forward(self, x):
+        # softplus and tanh come from the ATen library (ONNX Script functions).
+        return torch.nn.functional.mish(torch.div(x, 2.0, rounding_mode="floor") + x)
+
+
+class TwoMish(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.a, self.b = Mish(), Mish()
+
+    def forward(self, x):
+        return self.b(torch.sigmoid(self.a(x)))
+
+
+def test_library_functions_are_inlined_into_module_functions():
+    m = TwoMish()
+    model = oxs.torch.export(m, (torch.randn(2, 5),), opset=18, modules_as_functions={Mish})
+    assert [f.domain for f in model.functions] == [DOMAIN], [f.name for f in model.functions]
+    assert len(module_calls(model.graph)) == 2
+    body_domains = {n.domain for f in model.functions for n in f.body.nodes}
+    main_domains = {n.domain for n in model.graph.nodes}
+    assert body_domains <= {"", "ai.onnx.ml"} and main_domains <= {"", DOMAIN}, \
+        (body_domains, main_domains)
+    onnx.checker.check_model(model.to_onnx(), full_check=True)
+    x = torch.randn(2, 5) * 4
+    assert_close(run_oxs(model, {"x": x}), eager(m, x), 1e-5, "two mish modules")
+    assert_close(run_ort(model.to_bytes(), {"x": x.numpy()}), eager(m, x), 1e-5,
+                 "two mish modules on onnxruntime")

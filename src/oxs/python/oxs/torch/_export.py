@@ -108,9 +108,10 @@ def export(model, args, kwargs=None, path=None, dynamic_shapes=None, opset=18,
     call of a model-local function (domain 'oxs.modules', one per class and
     distinct body, named after the class; weights stay initializers passed
     as inputs; chosen modules inside chosen modules nest as calls); the ATen
-    library's functions are then kept as local functions too. True keeps
-    only the library's functions local instead of inlining them. tracing: "meta" (default; falls back to "fake" when an op
-    has no meta kernel), or make_fx's "fake", "real" or "symbolic". Raises
+    library's functions are inlined into them as everywhere. True keeps
+    only the library's functions local instead of inlining them. tracing:
+    "meta" (default; falls back to "fake" when an op has no meta kernel), or
+    make_fx's "fake". Raises
     oxs.torch.ExportError (nothing written)."""
     stats = {}
     if kwargs is None:

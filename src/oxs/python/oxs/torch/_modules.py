@@ -34,7 +34,7 @@ def parse(option):
         else:
             raise ExportError(f"export: modules_as_functions has {e!r}, which is not an "
                               f"nn.Module class nor a class name; {_HOW}")
-    return (True, entries) if entries else (False, None)
+    return False, (entries or None)  # module functions; library functions inlined
 
 
 def _matches(mod, entry):
