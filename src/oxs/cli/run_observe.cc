@@ -132,6 +132,9 @@ void RunObserver::install(eval::SessionOptions& options, size_t nodes) {
   // The filters must be consulted even without --trace, to warn about one
   // that matches nothing.
   if (!timing && !capture && filters_.empty()) return;
+  // Captured values are per node: no fused Conv groups (a profile keeps
+  // them and gives a group's time to its Conv node).
+  if (capture || !filters_.empty()) options.fuse = false;
   eval::TraceEnterHook enter = std::move(options.trace_enter);
   eval::TraceHook exit = std::move(options.trace);
   options.trace_enter = [this, enter](const ir::Node& n, int depth) {

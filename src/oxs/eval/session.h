@@ -71,6 +71,11 @@ struct SessionOptions {
   // Results do not depend on it for the kernels that split work (each output
   // element is computed whole by one thread, in the single-thread order).
   int threads = 0;
+  // Run Conv -> Relu and Conv -> Add -> Relu chains as one node
+  // (conv/conv_fusion.h; same results). Trace hooks then see the group as
+  // its Conv node with the last member's outputs, and never see the Add and
+  // Relu nodes: turn it off to trace or capture every node.
+  bool fuse = true;
 };
 
 // The live-bytes budget a run with options `o` gets.

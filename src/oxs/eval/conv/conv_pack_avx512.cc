@@ -10,6 +10,7 @@
 #include <cstdint>
 
 #include "oxs/eval/conv/conv_forward.h"
+#include "oxs/eval/fast/strided_load.h"
 
 namespace oxs::eval::conv_detail {
 
@@ -19,12 +20,7 @@ inline __mmask16 first(int64_t n) {  // the first min(max(n, 0), 16) lanes
   return n >= 16 ? __mmask16(0xFFFF) : n <= 0 ? __mmask16(0) : __mmask16((1u << n) - 1);
 }
 
-// base + off elements, without forming an out-of-range pointer in C++ terms:
-// lanes that would read before or after the row are masked off.
-inline const float* offset(const float* base, int64_t off) {
-  return reinterpret_cast<const float*>(reinterpret_cast<uintptr_t>(base) +
-                                        uintptr_t(off * int64_t(sizeof(float))));
-}
+using fast::float_offset;
 
 }  // namespace
 
@@ -54,11 +50,14 @@ __attribute__((target("avx512f"))) void Im2colRows::fill(const void* self, int64
     // Whole output rows of whole vectors (the common case): the padding
     // mask of each vector is the same in every row, so compute it once.
     __mmask16 masks[64];
+    int8_t lane_a[64], lane_b[64];  // masks[v] as the lane range [a, b)
     const int64_t nv = OW / 16;
     for (int64_t v = 0; v < nv; ++v) {
       const int64_t a = std::clamp(lo - v * 16, int64_t(0), int64_t(16));
       const int64_t b = std::clamp(hi - v * 16, a, int64_t(16));
       masks[v] = __mmask16(first(b) & ~first(a));
+      lane_a[v] = int8_t(a);
+      lane_b[v] = int8_t(b);
     }
     for (; len - q >= OW; q += OW) {
       if (!row_in) {
@@ -70,10 +69,12 @@ __attribute__((target("avx512f"))) void Im2colRows::fill(const void* self, int64
         const float* row = xc + (iz * g.in[1] + iy) * g.in[2];
         for (int64_t v = 0; v < nv; ++v) {
           const int64_t qv = q + v * 16;
-          const float* base = offset(row, v * 16 * sx + ix_base);
+          const float* base = float_offset(row, v * 16 * sx + ix_base);
           const __m512 x =
               sx == 1 ? _mm512_maskz_loadu_ps(masks[v], base)
-                      : _mm512_mask_i32gather_ps(_mm512_setzero_ps(), masks[v], lane_step, base, 4);
+              : sx == 2
+                  ? fast::load_stride2(_mm512_setzero_ps(), lane_a[v], lane_b[v], base)
+                  : _mm512_mask_i32gather_ps(_mm512_setzero_ps(), masks[v], lane_step, base, 4);
           _mm512_storeu_ps(dst + (qv >> 5) * stride + (qv & 31), x);
         }
       }
@@ -97,9 +98,11 @@ __attribute__((target("avx512f"))) void Im2colRows::fill(const void* self, int64
         const int64_t b = std::clamp(hi - ox + l, a, l + cnt);
         const __mmask16 m = __mmask16(first(b) & ~first(a));
         if (m) {
-          const float* base = offset(xc, (iz * g.in[1] + iy) * g.in[2] + (ox - l) * sx + ix_base);
-          v = sx == 1 ? _mm512_mask_loadu_ps(v, m, base)
-                      : _mm512_mask_i32gather_ps(v, m, lane_step, base, 4);
+          const float* base =
+              float_offset(xc, (iz * g.in[1] + iy) * g.in[2] + (ox - l) * sx + ix_base);
+          v = sx == 1   ? _mm512_mask_loadu_ps(v, m, base)
+              : sx == 2 ? fast::load_stride2(v, a, b, base)
+                        : _mm512_mask_i32gather_ps(v, m, lane_step, base, 4);
         }
       }
       l += cnt;

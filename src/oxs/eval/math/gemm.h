@@ -57,12 +57,20 @@ struct PackedA {
 };
 std::shared_ptr<const PackedA> sgemm_avx512_pack_a(int64_t m, int64_t k, const float* a,
                                                    int64_t lda);
+// What the two calls below do to C's values as they store them (Conv's
+// fused Add and Relu, conv/conv_fusion.h): add `residual` (laid out as C,
+// with C's ldc; none when null), then max(v, 0) when `relu`. The sums are
+// those of separate passes: (A x B + row_bias) + residual.
+struct GemmEpilogue {
+  const float* residual = nullptr;
+  bool relu = false;
+};
 // C [m, n] = A x B + row_bias (one value per row of C; zeros when null),
-// C's old contents ignored.
+// C's old contents ignored, then the epilogue when given.
 void sgemm_avx512_rows_packed(const PackedA& a, int64_t n, const RowSource& b, float* c,
-                              int64_t ldc, const float* row_bias);
+                              int64_t ldc, const float* row_bias, const GemmEpilogue* ep = nullptr);
 void sgemm_avx512_packed_a(const PackedA& a, int64_t n, const float* b, int64_t ldb, float* c,
-                           int64_t ldc, const float* row_bias);
+                           int64_t ldc, const float* row_bias, const GemmEpilogue* ep = nullptr);
 
 void gemm_f32(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
               int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc);

@@ -31,7 +31,7 @@ void pool_k(KernelContext& ctx) {
   int64_t n = x.dim(0), c = x.dim(1);
   int64_t planes = checked_product(ctx, x.dims(), 0, 2, "batch x channels");
   check_work(ctx, {planes, w.out_numel(), w.kernel_numel()}, "pooling");
-  if (K == Pool::Max && fast::max_pool_2d(ctx)) return;
+  if (K != Pool::Lp && fast::pool_2d(ctx, K == Pool::Max)) return;
   Dims od{n, c};
   od.insert(od.end(), w.out.begin(), w.out.end());
   Tensor& out = ctx.alloc_output(0, x.dtype(), od);
