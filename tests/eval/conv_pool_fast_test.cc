@@ -39,7 +39,10 @@ std::vector<Value> run_model(const ir::Model& model, const std::vector<Tensor>& 
   fast::set_enabled(fast);
   Session s(model, o);
   std::map<std::string, Value> feeds;
-  for (size_t i = 0; i < ins.size(); ++i) feeds.emplace("x" + std::to_string(i), ins[i]);
+  for (const ir::Value* in : model.graph->inputs()) {  // x<i>: ins[i]
+    const size_t i = std::stoul(in->name().substr(1));
+    feeds.emplace(in->name(), ins[i]);
+  }
   std::vector<Value> out = s.run(feeds);
   fast::set_enabled(true);
   return out;
@@ -147,8 +150,10 @@ TEST_F(ConvPoolFast, AveragePoolMatchesTheReferenceOnManyWindows) {
   }
 }
 
-// Conv fusion: graphs built from a small description. Inputs: x0 (the
-// conv's X), x1 (W), x2 (B), x3 (the residual).
+// Conv fusion: graphs built from a small description. Values: x0 (the
+// conv's X), x1 (W), x2 (B), x3 (the residual); W and B are graph inputs,
+// or initializers holding `ins`' values (then the Conv packs W once and its
+// GEMM applies the fused tail as it stores).
 struct ConvGraph {
   ir::Model model;
   ir::Graph& g = *model.graph;
@@ -156,12 +161,19 @@ struct ConvGraph {
   ir::Value* w = nullptr;
   ir::Value* b = nullptr;
   ir::Value* r = nullptr;
-  ConvGraph() {
+  ConvGraph(const std::vector<Tensor>& ins, bool const_weights) {
     model.opset_imports = {{"", 17}};
-    for (const char* name : {"x0", "x1", "x2", "x3"}) {
-      ir::Value* v = g.add_input(name, ir::Type::tensor(DataType::Float));
-      (x ? (w ? (b ? r : b) : w) : x) = v;
-    }
+    auto value = [&](size_t i) {
+      const std::string name = "x" + std::to_string(i);
+      if (const_weights && (i == 1 || i == 2)) {
+        return g.add_initializer(name, std::make_shared<ir::Tensor>(ins[i].to_ir()));
+      }
+      return g.add_input(name, ir::Type::tensor(DataType::Float));
+    };
+    x = value(0);
+    w = value(1);
+    b = value(2);
+    r = value(3);
   }
   ir::Value* node(const std::string& op, std::vector<ir::Value*> ins,
                   const std::function<void(ir::Node*)>& attrs = {}) {
@@ -242,37 +254,45 @@ void expect_fusion_transparent(const ir::Model& m, const std::vector<Tensor>& in
 
 TEST_F(ConvPoolFast, FusedConvReluGivesTheBitsOfSeparateNodes) {
   for (size_t i = 0; i < conv_cases().size(); ++i) {
-    SCOPED_TRACE("case " + std::to_string(i));
-    const ConvCase& c = conv_cases()[i];
-    ConvGraph cg;
-    ir::Value* y = cg.node("Conv", {cg.x, cg.w, cg.b}, conv_attrs(c));
-    cg.g.add_output(cg.node("Relu", {y}));
-    cg.g.add_output(cg.r);  // keeps x3 used
-    expect_fusion_transparent(cg.model, conv_inputs(c, unsigned(i)), {"Conv"});
+    for (bool const_weights : {true, false}) {
+      SCOPED_TRACE("case " + std::to_string(i) + (const_weights ? ", packed W" : ", fed W"));
+      const ConvCase& c = conv_cases()[i];
+      const std::vector<Tensor> ins = conv_inputs(c, unsigned(i));
+      ConvGraph cg(ins, const_weights);
+      ir::Value* y = cg.node("Conv", {cg.x, cg.w, cg.b}, conv_attrs(c));
+      cg.g.add_output(cg.node("Relu", {y}));
+      cg.g.add_output(cg.r);  // keeps x3 used
+      expect_fusion_transparent(cg.model, ins, {"Conv"});
+    }
   }
 }
 
 TEST_F(ConvPoolFast, FusedConvAddReluGivesTheBitsOfSeparateNodes) {
   for (size_t i = 0; i < conv_cases().size(); ++i) {
     for (bool residual_first : {false, true}) {
-      SCOPED_TRACE("case " + std::to_string(i) + (residual_first ? ", Add(r, y)" : ", Add(y, r)"));
-      const ConvCase& c = conv_cases()[i];
-      ConvGraph cg;
-      ir::Value* y = cg.node("Conv", {cg.x, cg.w, cg.b}, conv_attrs(c));
-      ir::Value* s = residual_first ? cg.node("Add", {cg.r, y}) : cg.node("Add", {y, cg.r});
-      cg.g.add_output(cg.node("Relu", {s}));
-      expect_fusion_transparent(cg.model, conv_inputs(c, unsigned(i) + 50), {"Conv"});
+      for (bool const_weights : {true, false}) {
+        SCOPED_TRACE("case " + std::to_string(i) +
+                     (residual_first ? ", Add(r, y)" : ", Add(y, r)") +
+                     (const_weights ? ", packed W" : ", fed W"));
+        const ConvCase& c = conv_cases()[i];
+        const std::vector<Tensor> ins = conv_inputs(c, unsigned(i) + 50);
+        ConvGraph cg(ins, const_weights);
+        ir::Value* y = cg.node("Conv", {cg.x, cg.w, cg.b}, conv_attrs(c));
+        ir::Value* s = residual_first ? cg.node("Add", {cg.r, y}) : cg.node("Add", {y, cg.r});
+        cg.g.add_output(cg.node("Relu", {s}));
+        expect_fusion_transparent(cg.model, ins, {"Conv"});
+      }
     }
   }
 }
 
 TEST_F(ConvPoolFast, ConvAddWithoutReluAndConvWithoutBiasFuseToo) {
   const ConvCase& c = conv_cases()[2];
-  ConvGraph cg;
+  const std::vector<Tensor> ins = conv_inputs(c, 7);
+  ConvGraph cg(ins, true);
   ir::Value* y = cg.node("Conv", {cg.x, cg.w}, conv_attrs(c));
   cg.g.add_output(cg.node("Add", {y, cg.r}));
-  cg.g.add_output(cg.b);
-  expect_fusion_transparent(cg.model, conv_inputs(c, 7), {"Conv"});
+  expect_fusion_transparent(cg.model, ins, {"Conv"});
 }
 
 TEST_F(ConvPoolFast, NoFusionWhenAnIntermediateHasAnotherUseOrIsAGraphOutput) {
@@ -281,7 +301,8 @@ TEST_F(ConvPoolFast, NoFusionWhenAnIntermediateHasAnotherUseOrIsAGraphOutput) {
   // Conv's output itself a graph output.
   for (int variant = 0; variant < 3; ++variant) {
     SCOPED_TRACE("variant " + std::to_string(variant));
-    ConvGraph cg;
+    const std::vector<Tensor> ins = conv_inputs(c, 11);
+    ConvGraph cg(ins, true);
     ir::Value* y = cg.node("Conv", {cg.x, cg.w, cg.b}, conv_attrs(c));
     ir::Value* s = cg.node("Add", {y, cg.r});
     cg.g.add_output(cg.node("Relu", {s}));
@@ -293,7 +314,7 @@ TEST_F(ConvPoolFast, NoFusionWhenAnIntermediateHasAnotherUseOrIsAGraphOutput) {
     std::vector<std::string> ops{"Conv", "Add", "Relu"};
     if (variant == 0) ops.push_back("Sigmoid");
     if (variant == 1) ops = {"Conv", "Relu"};
-    expect_fusion_transparent(cg.model, conv_inputs(c, 11), ops);
+    expect_fusion_transparent(cg.model, ins, ops);
   }
 }
 
@@ -301,11 +322,11 @@ TEST_F(ConvPoolFast, ResidualThatBroadcastsFallsBackToTheAddNode) {
   // A residual of shape [1, M, 1, 1]: the kernel leaves the tail to the Add
   // and Relu nodes, which broadcast.
   const ConvCase& c = conv_cases()[0];
-  ConvGraph cg;
-  ir::Value* y = cg.node("Conv", {cg.x, cg.w, cg.b}, conv_attrs(c));
-  cg.g.add_output(cg.node("Relu", {cg.node("Add", {y, cg.r})}));
   std::vector<Tensor> ins = conv_inputs(c, 13);
   ins[3] = normal_tensor({1, c.w[0], 1, 1}, 14);
+  ConvGraph cg(ins, true);
+  ir::Value* y = cg.node("Conv", {cg.x, cg.w, cg.b}, conv_attrs(c));
+  cg.g.add_output(cg.node("Relu", {cg.node("Add", {y, cg.r})}));
   expect_fusion_transparent(cg.model, ins, {"Conv", "Add", "Relu"});
 }
 
@@ -313,12 +334,13 @@ TEST_F(ConvPoolFast, TwoConvsIntoOneAddFuseOnlyOnce) {
   // Add(conv_a, conv_b) -> Relu: conv_a takes the Add (conv_b's output is
   // its residual); the residual's conv runs on its own.
   const ConvCase& c = conv_cases()[1];
-  ConvGraph cg;
+  const std::vector<Tensor> ins = conv_inputs(c, 17);
+  ConvGraph cg(ins, true);
   ir::Value* ya = cg.node("Conv", {cg.x, cg.w, cg.b}, conv_attrs(c));
   ir::Value* yb = cg.node("Conv", {cg.x, cg.w}, conv_attrs(c));
   cg.g.add_output(cg.node("Relu", {cg.node("Add", {ya, yb})}));
   cg.g.add_output(cg.r);
-  expect_fusion_transparent(cg.model, conv_inputs(c, 17), {"Conv", "Conv"});
+  expect_fusion_transparent(cg.model, ins, {"Conv", "Conv"});
 }
 
 TEST_F(ConvPoolFast, DoubleConvFallsBackToSeparateNodes) {

@@ -201,8 +201,8 @@ void depthwise(const T* xc, const T* wj, const Geom3& g, T* y) {
 struct Im2colRows {
   const float* x;  // the group's first input channel
   Geom3 g;
-  static void fill(const void* self, int64_t p, int64_t j0, int64_t len, float* dst,
-                   int64_t stride);
+  static void fill(const void* self, int64_t p0, int64_t rows, int64_t j0, int64_t len, float* dst,
+                   int64_t stride, int64_t row_step);
 };
 
 // Bytes of im2col buffer per GEMM: a band of output rows this large keeps

@@ -25,11 +25,13 @@ bool gemm_f32_uses_avx512(int64_t m, int64_t n, int64_t k);
 void set_sgemm_avx512_enabled(bool on);
 
 // A right operand B [k, n] that is not stored anywhere (Conv's im2col
-// matrix): fill(self, p, j0, len, dst, stride) writes B(p, j0 + q) for q in
-// [0, len) to dst[(q / 32) * stride + q % 32] (the packed panel layout).
+// matrix): fill(self, p0, rows, j0, len, dst, stride, row_step) writes
+// B(p0 + i, j0 + q) for i in [0, rows), q in [0, len) to
+// dst[i * row_step + (q / 32) * stride + q % 32] (the packed panel layout).
 struct RowSource {
   const void* self;
-  void (*fill)(const void* self, int64_t p, int64_t j0, int64_t len, float* dst, int64_t stride);
+  void (*fill)(const void* self, int64_t p0, int64_t rows, int64_t j0, int64_t len, float* dst,
+               int64_t stride, int64_t row_step);
 };
 // C = A [m, k] (row-major, lda) x B + beta * C, beta 0 or 1, with the
 // AVX-512 kernel; B is built while packing, never stored whole.

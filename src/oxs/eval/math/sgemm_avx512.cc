@@ -140,9 +140,7 @@ struct SourceB {
   int64_t j_base = 0;
   SourceB from_column(int64_t j0) const { return {src, j_base + j0}; }
   const float* pack(int64_t p0, int64_t kc, int64_t j0, int64_t nc, float* bp) const {
-    for (int64_t kk = 0; kk < kc; ++kk) {
-      src.fill(src.self, p0 + kk, j_base + j0, nc, bp + kk * NR, kc * NR);
-    }
+    src.fill(src.self, p0, kc, j_base + j0, nc, bp, kc * NR, NR);
     if (int64_t tail = nc % NR) {  // zero the last panel past column nc
       float* last = bp + (nc - tail) * kc;
       for (int64_t kk = 0; kk < kc; ++kk)
