@@ -154,7 +154,10 @@ struct SourceB {
 // old C (beta = 0 on the first depth block) and then adds row_bias[i] to row
 // i when given (the same sum as adding the products to a C holding it).
 // Then (on the last depth block) `res`, C's tile of the epilogue's residual
-// (or null), is added and Relu applied when `relu`.
+// (or null), is added and Relu applied when `relu`. kHalf: cols <= 16, so
+// only the panel's first vector is computed (a narrow last panel, as for
+// 7x7 or 14x14 conv outputs, costs half).
+template <bool kHalf>
 __attribute__((target("avx512f"))) void micro_kernel(int64_t kc, const float* ap, const float* bp,
                                                      float* c, int64_t ldc, int64_t rows,
                                                      int64_t cols, bool overwrite,
@@ -164,12 +167,12 @@ __attribute__((target("avx512f"))) void micro_kernel(int64_t kc, const float* ap
   for (int64_t i = 0; i < MR; ++i) acc[i][0] = acc[i][1] = _mm512_setzero_ps();
   for (int64_t kk = 0; kk < kc; ++kk) {
     const __m512 b0 = _mm512_load_ps(bp + kk * NR);
-    const __m512 b1 = _mm512_load_ps(bp + kk * NR + 16);
+    const __m512 b1 = kHalf ? b0 : _mm512_load_ps(bp + kk * NR + 16);
     const float* a = ap + kk * MR;
     for (int64_t i = 0; i < MR; ++i) {
       const __m512 av = _mm512_set1_ps(a[i]);
       acc[i][0] = _mm512_fmadd_ps(av, b0, acc[i][0]);
-      acc[i][1] = _mm512_fmadd_ps(av, b1, acc[i][1]);
+      if (!kHalf) acc[i][1] = _mm512_fmadd_ps(av, b1, acc[i][1]);
     }
   }
   const __mmask16 m0 = cols >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << cols) - 1);
@@ -272,10 +275,13 @@ void blocked(int64_t m, int64_t n, int64_t k, const ARows& A, const PackB& pb, f
         for (int64_t jr = 0; jr < nc; jr += NR) {
           for (int64_t ir = 0; ir < mc; ir += MR) {
             const int64_t tile = (ic + ir) * ldc + jc + jr;
-            micro_kernel(kc, ap + ir * kc, bpk + jr * kc, c + tile, ldc, std::min(MR, mc - ir),
-                         std::min(NR, nc - jr), overwrite,
-                         A.row_bias ? A.row_bias + ic + ir : nullptr,
-                         last && ep.residual ? ep.residual + tile : nullptr, last && ep.relu);
+            const int64_t cols = std::min(NR, nc - jr);
+            (cols <= 16 ? micro_kernel<true>
+                        : micro_kernel<false>)(kc, ap + ir * kc, bpk + jr * kc, c + tile, ldc,
+                                               std::min(MR, mc - ir), cols, overwrite,
+                                               A.row_bias ? A.row_bias + ic + ir : nullptr,
+                                               last && ep.residual ? ep.residual + tile : nullptr,
+                                               last && ep.relu);
           }
         }
       }
