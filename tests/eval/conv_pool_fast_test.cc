@@ -28,14 +28,21 @@ Tensor normal_tensor(Dims dims, unsigned seed) {
 
 // Runs `model` with the feeds x0, x1, ... = `ins`; `fast` turns the AVX-512
 // paths on or off, `fuse` the session's node fusion; `ops` (when given)
-// receives the op types the trace hook saw run, in order.
+// receives the op types the trace hook saw run, in order ("Conv+Add+Relu"
+// for a fused group: the node and TraceEvent::fused).
 std::vector<Value> run_model(const ir::Model& model, const std::vector<Tensor>& ins, bool fast,
                              bool fuse = true, int threads = 1,
                              std::vector<std::string>* ops = nullptr) {
   SessionOptions o;
   o.threads = threads;
   o.fuse = fuse;
-  if (ops) o.trace = [ops](const TraceEvent& e) { ops->push_back(e.node.op_type()); };
+  if (ops) {
+    o.trace = [ops](const TraceEvent& e) {
+      std::string op = e.node.op_type();
+      for (const ir::Node* m : e.fused) op += "+" + m->op_type();
+      ops->push_back(op);
+    };
+  }
   fast::set_enabled(fast);
   Session s(model, o);
   std::map<std::string, Value> feeds;
@@ -147,6 +154,23 @@ TEST_F(ConvPoolFast, AveragePoolMatchesTheReferenceOnManyWindows) {
       expect_near(fast, run_model(m, {x}, false)[0].tensor(), 1e-6);
       expect_bits_equal(fast, run_model(m, {x}, true, true, 3)[0].tensor());
     }
+  }
+}
+
+TEST_F(ConvPoolFast, GlobalAveragePoolMatchesTheReference) {
+  for (const Dims& dims :
+       std::vector<Dims>{{2, 3, 7, 7}, {1, 5, 1, 3}, {1, 2, 56, 56}, {1, 4, 65}}) {
+    SCOPED_TRACE(dims_to_string(dims));
+    ir::Model m;
+    m.opset_imports = {{"", 17}};
+    std::vector<ir::Value*> ins{m.graph->add_input("x0", ir::Type::tensor(DataType::Float))};
+    m.graph->add_output(m.graph->create_node("GlobalAveragePool", ins)->output(0));
+    Tensor x = normal_tensor(dims, unsigned(dims[1]));
+    x.mutable_data<float>()[1] = NAN;  // plane 0 becomes NaN
+    const Tensor fast = run_model(m, {x}, true)[0].tensor();
+    expect_near(fast, run_model(m, {x}, false)[0].tensor(), 1e-6);
+    EXPECT_TRUE(std::isnan(fast.data<float>()[0]));
+    expect_bits_equal(fast, run_model(m, {x}, true, true, 3)[0].tensor());
   }
 }
 
@@ -262,7 +286,7 @@ TEST_F(ConvPoolFast, FusedConvReluGivesTheBitsOfSeparateNodes) {
       ir::Value* y = cg.node("Conv", {cg.x, cg.w, cg.b}, conv_attrs(c));
       cg.g.add_output(cg.node("Relu", {y}));
       cg.g.add_output(cg.r);  // keeps x3 used
-      expect_fusion_transparent(cg.model, ins, {"Conv"});
+      expect_fusion_transparent(cg.model, ins, {"Conv+Relu"});
     }
   }
 }
@@ -280,7 +304,7 @@ TEST_F(ConvPoolFast, FusedConvAddReluGivesTheBitsOfSeparateNodes) {
         ir::Value* y = cg.node("Conv", {cg.x, cg.w, cg.b}, conv_attrs(c));
         ir::Value* s = residual_first ? cg.node("Add", {cg.r, y}) : cg.node("Add", {y, cg.r});
         cg.g.add_output(cg.node("Relu", {s}));
-        expect_fusion_transparent(cg.model, ins, {"Conv"});
+        expect_fusion_transparent(cg.model, ins, {"Conv+Add+Relu"});
       }
     }
   }
@@ -292,7 +316,7 @@ TEST_F(ConvPoolFast, ConvAddWithoutReluAndConvWithoutBiasFuseToo) {
   ConvGraph cg(ins, true);
   ir::Value* y = cg.node("Conv", {cg.x, cg.w}, conv_attrs(c));
   cg.g.add_output(cg.node("Add", {y, cg.r}));
-  expect_fusion_transparent(cg.model, ins, {"Conv"});
+  expect_fusion_transparent(cg.model, ins, {"Conv+Add"});
 }
 
 TEST_F(ConvPoolFast, NoFusionWhenAnIntermediateHasAnotherUseOrIsAGraphOutput) {
@@ -313,7 +337,7 @@ TEST_F(ConvPoolFast, NoFusionWhenAnIntermediateHasAnotherUseOrIsAGraphOutput) {
     // Conv + Add fuse (the group's output is the graph output), Relu runs.
     std::vector<std::string> ops{"Conv", "Add", "Relu"};
     if (variant == 0) ops.push_back("Sigmoid");
-    if (variant == 1) ops = {"Conv", "Relu"};
+    if (variant == 1) ops = {"Conv+Add", "Relu"};
     expect_fusion_transparent(cg.model, ins, ops);
   }
 }
@@ -340,7 +364,7 @@ TEST_F(ConvPoolFast, TwoConvsIntoOneAddFuseOnlyOnce) {
   ir::Value* yb = cg.node("Conv", {cg.x, cg.w}, conv_attrs(c));
   cg.g.add_output(cg.node("Relu", {cg.node("Add", {ya, yb})}));
   cg.g.add_output(cg.r);
-  expect_fusion_transparent(cg.model, ins, {"Conv", "Conv"});
+  expect_fusion_transparent(cg.model, ins, {"Conv", "Conv+Add+Relu"});
 }
 
 TEST_F(ConvPoolFast, DoubleConvFallsBackToSeparateNodes) {

@@ -299,6 +299,9 @@ class Session::Executor {
   void run_fused(const conv_fusion::Group& grp, Frame& f) {
     FusedTail tail;
     tail.relu = grp.relu != nullptr;
+    for (const ir::Node* m : {grp.add, grp.relu}) {
+      if (m) tail.members[tail.num_members++] = m;
+    }
     if (grp.add) {
       const ir::Value* r = grp.add->input(grp.residual_input);
       tail.residual = f.find(r);
@@ -399,7 +402,9 @@ class Session::Executor {
       }
     }
     if (options_.trace && (f.depth == 0 || options_.trace_nested)) {
-      options_.trace(TraceEvent{n, inputs, outputs, f.depth, opset});
+      std::span<const ir::Node* const> fused;
+      if (tail && tail->applied) fused = {tail->members, tail->num_members};
+      options_.trace(TraceEvent{n, inputs, outputs, f.depth, opset, fused});
     }
     for (size_t i = 0; i < outputs.size(); ++i) {
       if (const ir::Value* v = n.output(i)) f.values.insert_or_assign(v, std::move(outputs[i]));

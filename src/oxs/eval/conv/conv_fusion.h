@@ -28,6 +28,9 @@ struct FusedTail {
   bool relu = false;
   // Set by the kernel when its output holds relu(conv + residual).
   bool applied = false;
+  // The Add and/or Relu nodes the tail stands for (for trace events).
+  const ir::Node* members[2] = {nullptr, nullptr};
+  size_t num_members = 0;
 };
 
 namespace conv_fusion {

@@ -63,6 +63,15 @@ __attribute__((target("avx512f"))) void fill_row(const Im2colRows& s, int64_t c,
   int64_t iy = oy * g.s[1] - g.p[1] + ky * g.d[1];
   const int64_t iy0 = -g.p[1] + ky * g.d[1];
   bool row_in = iz >= 0 && iz < g.in[0] && iy >= 0 && iy < g.in[1];
+  auto next_row = [&] {  // steps to the next output row
+    iy += g.s[1];
+    if (++oy == OH) {
+      oy = 0;
+      iy = iy0;
+      iz += g.s[0];
+    }
+    row_in = iz >= 0 && iz < g.in[0] && iy >= 0 && iy < g.in[1];
+  };
   int64_t q = 0;
   if (OW % 16 == 0 && ox == 0 && OW <= 16 * 64) {
     // Whole output rows of whole vectors (the common case): the padding
@@ -96,13 +105,7 @@ __attribute__((target("avx512f"))) void fill_row(const Im2colRows& s, int64_t c,
           _mm512_storeu_ps(dst + (qv >> 5) * stride + (qv & 31), x);
         }
       }
-      iy += g.s[1];
-      if (++oy == OH) {
-        oy = 0;
-        iy = iy0;
-        iz += g.s[0];
-      }
-      row_in = iz >= 0 && iz < g.in[0] && iy >= 0 && iy < g.in[1];
+      next_row();
     }
   }
   // Any other layout: output row by output row, 16 columns at a time, each
@@ -131,15 +134,9 @@ __attribute__((target("avx512f"))) void fill_row(const Im2colRows& s, int64_t c,
     }
     q += cnt;
     ox += cnt;
-    if (ox == OW) {  // next output row
+    if (ox == OW) {
       ox = 0;
-      iy += g.s[1];
-      if (++oy == OH) {
-        oy = 0;
-        iy = iy0;
-        iz += g.s[0];
-      }
-      row_in = iz >= 0 && iz < g.in[0] && iy >= 0 && iy < g.in[1];
+      next_row();
     }
   }
 }

@@ -36,6 +36,9 @@ bool erf(KernelContext& ctx);
 // MaxPool (`max`) or AveragePool of a float [N, C, H, W]; MaxPool without
 // the Indices output.
 bool pool_2d(KernelContext& ctx, bool max);
+// GlobalAveragePool of a float x into y ([N, C, 1...]): each plane summed in
+// float (the reference sums in double).
+bool global_average_pool(const Tensor& x, Tensor& y);
 
 // out = a op b for float a, b with numpy broadcasting (`out` allocated with
 // the broadcast shape); false for other types or when the innermost run is

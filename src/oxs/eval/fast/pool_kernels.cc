@@ -8,8 +8,8 @@
 // the same row-major order with the same rule (a larger value replaces the
 // maximum, so the first of equal values (+0/-0) stays; a NaN always
 // replaces it, so the last NaN wins), and a window wholly in the padding
-// gives -inf. AveragePool sums in float (the reference in double), so it
-// agrees within float32 rounding.
+// gives -inf. AveragePool and GlobalAveragePool sum in float (the reference
+// in double), so they agree within float32 rounding.
 #include <immintrin.h>
 
 #include <algorithm>
@@ -132,6 +132,42 @@ bool pool_2d(KernelContext& ctx, bool max) {
         pool_plane<false>(px + p * g.H * g.W, py + p * g.OH * g.OW, g);
       }
     }
+  });
+  return true;
+}
+
+namespace {
+
+// The mean of x[0, n) summed in float over 4 x 16 lanes.
+__attribute__((target("avx512f"))) float plane_mean(const float* x, int64_t n) {
+  __m512 s[4] = {_mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps(),
+                 _mm512_setzero_ps()};
+  int64_t i = 0;
+  for (; i + 64 <= n; i += 64) {
+    for (int u = 0; u < 4; ++u) s[u] = _mm512_add_ps(s[u], _mm512_loadu_ps(x + i + 16 * u));
+  }
+  for (; i < n; i += 16) {
+    const __mmask16 m = n - i >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << (n - i)) - 1);
+    s[0] = _mm512_add_ps(s[0], _mm512_maskz_loadu_ps(m, x + i));
+  }
+  const __m512 t = _mm512_add_ps(_mm512_add_ps(s[0], s[1]), _mm512_add_ps(s[2], s[3]));
+  alignas(64) float lanes[16];  // (_mm512_reduce_add_ps trips GCC 12's -Wuninitialized)
+  _mm512_store_ps(lanes, t);
+  float sum = 0;
+  for (float v : lanes) sum += v;
+  return sum / float(n);
+}
+
+}  // namespace
+
+bool global_average_pool(const Tensor& x, Tensor& y) {
+  if (!enabled() || x.dtype() != DataType::Float) return false;
+  const int64_t planes = y.numel(), len = planes ? x.numel() / planes : 0;
+  if (len == 0) return false;
+  const float* px = x.data<float>();
+  float* py = y.mutable_data<float>();
+  parallel_for(planes, double(len), [&](int64_t p0, int64_t p1) {
+    for (int64_t p = p0; p < p1; ++p) py[p] = plane_mean(px + p * len, len);
   });
   return true;
 }
