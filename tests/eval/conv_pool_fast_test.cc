@@ -214,7 +214,8 @@ struct ConvCase {
 };
 
 // Cases over the Conv paths: pointwise, im2col (strides 1, 2 and 3,
-// dilations, odd sizes), grouped, depthwise, and batch 2.
+// dilations, odd sizes), grouped, depthwise (strides 1, 2, 3, multiplier
+// 2), and batch 2.
 const std::vector<ConvCase>& conv_cases() {
   static const std::vector<ConvCase> cases{
       {{1, 8, 9, 9}, {16, 8, 1, 1}, {1, 1}, {0, 0, 0, 0}, {1, 1}, 1},
@@ -224,6 +225,8 @@ const std::vector<ConvCase>& conv_cases() {
       {{1, 3, 23, 21}, {7, 3, 7, 7}, {2, 2}, {3, 3, 3, 3}, {1, 1}, 1},
       {{1, 6, 14, 16}, {8, 3, 3, 3}, {1, 3}, {2, 1, 0, 2}, {2, 1}, 2},
       {{1, 8, 10, 12}, {8, 1, 3, 3}, {1, 1}, {1, 1, 1, 1}, {1, 1}, 8},
+      {{1, 6, 15, 37}, {6, 1, 5, 5}, {2, 2}, {2, 2, 2, 2}, {1, 1}, 6},
+      {{2, 4, 11, 13}, {8, 1, 3, 3}, {3, 3}, {1, 1, 1, 1}, {2, 1}, 4},
       {{1, 16, 32, 32}, {24, 16, 3, 3}, {1, 1}, {1, 1, 1, 1}, {1, 1}, 1},
   };
   return cases;

@@ -21,6 +21,7 @@
 #pragma once
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -159,8 +160,11 @@ void im2col_generic(const T* x, int64_t channels, const Window& w, T* col) {
 }
 
 // depthwise() for one float plane with AVX-512 (fast/depthwise.cc), the
-// same sums in the same order; false when it does not apply.
-bool depthwise_avx512(const float* xc, const float* wj, const Geom3& g, float* y);
+// same sums in the same order, then + res (y's plane of a fused residual, or
+// null) and Relu when `relu`; false when it does not apply (decided by the
+// geometry alone, so the same for every plane).
+bool depthwise_avx512(const float* xc, const float* wj, const Geom3& g, float* y,
+                      const float* res = nullptr, bool relu = false);
 
 // One input channel per group (depthwise, channel multiplier mg): each
 // output plane y (pre-filled with the bias) accumulates w * shifted input.
@@ -256,8 +260,9 @@ void conv_forward(const T* x, const T* w, const T* bias, T* y, int64_t n, int64_
     if (e.residual) e.residual += offset;
     return e;
   };
-  // One batch element; returns after the first path that applies.
-  auto batch = [&](int64_t b) {
+  // One batch element; returns after the first path that applies, true
+  // when that path applied the epilogue too.
+  auto batch = [&](int64_t b) -> bool {
     const T* xb = x + b * c * in_n;
     T* yb = y + b * m * P;
     if (!fused) {
@@ -271,29 +276,34 @@ void conv_forward(const T* x, const T* w, const T* bias, T* y, int64_t n, int64_
             sgemm_avx512_packed_a(*(*packed)[size_t(g)], P, xb + g * cg * in_n, P, yb + g * mg * P,
                                   P, bias ? bias + g * mg : nullptr, ep ? &eg : nullptr);
           }
-          return;
+          return true;
         }
       }
       for (int64_t g = 0; g < group; ++g) {
         gemm<T>(false, false, mg, P, cg, C(1), w + g * mg * CK, CK, xb + g * cg * in_n, P, C(1),
                 yb + g * mg * P, P);
       }
-      return;
+      return false;
     }
     if constexpr (std::is_floating_point_v<T>) {
       if (depthwise_conv) {
         Geom3 g3 = geom3(win);
+        std::atomic<bool> tail_done{false};
         // Output planes are independent: split over the thread pool.
         parallel_for(m, double(P * K), [&](int64_t j0, int64_t j1) {
           for (int64_t j = j0; j < j1; ++j) {
             const T* xc = xb + (j / mg) * in_n;
             if constexpr (std::is_same_v<T, float>) {
-              if (depthwise_avx512(xc, w + j * K, g3, yb + j * P)) continue;
+              const GemmEpilogue e = epilogue_at(b * m * P + j * P);
+              if (depthwise_avx512(xc, w + j * K, g3, yb + j * P, e.residual, e.relu)) {
+                tail_done = true;  // (every plane alike: the same geometry)
+                continue;
+              }
             }
             depthwise(xc, w + j * K, g3, yb + j * P);
           }
         });
-        return;
+        return tail_done.load();
       }
     }
     if constexpr (std::is_same_v<T, float>) {
@@ -311,7 +321,7 @@ void conv_forward(const T* x, const T* w, const T* bias, T* y, int64_t n, int64_
             sgemm_avx512_rows(mg, P, CK, w + g * mg * CK, CK, rows, 1.0f, yb + g * mg * P, P);
           }
         }
-        return;
+        return fused;
       }
     }
     if (win.rank() > 3) {
@@ -322,7 +332,7 @@ void conv_forward(const T* x, const T* w, const T* bias, T* y, int64_t n, int64_
         gemm<T>(false, false, mg, P, CK, C(1), w + g * mg * CK, CK, col, P, C(1), yb + g * mg * P,
                 P);
       }
-      return;
+      return false;
     }
     Geom3 g3 = geom3(win);
     const int64_t OW = g3.out[2], rows = g3.out[0] * g3.out[1];
@@ -341,11 +351,12 @@ void conv_forward(const T* x, const T* w, const T* bias, T* y, int64_t n, int64_
                 yb + g * mg * P + r0 * OW, P);
       }
     }
+    return false;
   };
   for (int64_t b = 0; b < n; ++b) {
-    batch(b);
+    const bool tail_done = batch(b);
     if constexpr (std::is_same_v<T, float>) {
-      if (ep && !fused) apply_epilogue(y + b * m * P, m * P, epilogue_at(b * m * P));
+      if (ep && !tail_done) apply_epilogue(y + b * m * P, m * P, epilogue_at(b * m * P));
     }
   }
 }
