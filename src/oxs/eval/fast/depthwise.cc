@@ -1,10 +1,10 @@
 // Depthwise convolution of one float plane with AVX-512
 // (conv_forward.h: depthwise_avx512). The reference (conv_detail::depthwise)
 // walks the whole output once per filter tap, with inner loops as short as
-// the output row (7 for mobilenet's last stages); this keeps 16 outputs of a
-// row in a register and adds the taps in the reference's order (kz, ky, kx
-// ascending), each output only for the taps inside the input, so every
-// output gets the very same sums: bit-identical results.
+// the output row (7 for mobilenet's last stages); this keeps 16 outputs of
+// each of four rows in registers and adds the taps in the reference's order
+// (kz, ky, kx ascending), each output only for the taps inside the input, so
+// every output gets the very same sums: bit-identical results.
 #include <algorithm>
 #include <cstdint>
 #include <limits>
@@ -37,53 +37,73 @@ __mmask16 column_mask(const Geom3& g, int64_t block, int64_t kx) {
   return m;
 }
 
+// Input column offsets from `ix0` of 16 lanes at stride sx: one vector of
+// taps (zero in the lanes outside `in`).
+OXS_AVX512 inline __m512 load_taps(const float* xrow, int64_t ix0, int64_t sx, __mmask16 in,
+                                   const __m512i& step) {
+  if (sx == 1) return _mm512_maskz_loadu_ps(in, at(xrow, ix0));
+  if (sx == 2) {
+    // Lanes [a, b) of `in` (contiguous): loads and a permute.
+    const int64_t a = __builtin_ctz(in), b = 32 - __builtin_clz(uint32_t(in));
+    return fast::load_stride2(_mm512_setzero_ps(), a, b, at(xrow, ix0));
+  }
+  const __m512i ix = _mm512_add_epi32(_mm512_set1_epi32(int(ix0)), step);
+  return _mm512_mask_i32gather_ps(_mm512_setzero_ps(), in, ix, xrow, 4);
+}
+
 // y (holding the bias) += the taps, then + res (laid out as y; or null) and
-// Relu when asked, as the tail of a fused Conv (conv_fusion.h).
+// Relu when asked, as the tail of a fused Conv (conv_fusion.h). Four output
+// rows at a time, so four independent sums hide the add latency; each
+// output still takes its taps in the reference's order.
 OXS_AVX512 void plane(const float* xc, const float* wj, const Geom3& g, float* y, const float* res,
                       bool relu, const __mmask16* masks) {
-  const int64_t OW = g.out[2], sx = g.s[2], KX = g.k[2];
+  constexpr int64_t R = 4;
+  const int64_t OW = g.out[2], OH = g.out[1], sx = g.s[2], KX = g.k[2];
   const __m512i lanes = _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
   const __m512i step = _mm512_mullo_epi32(lanes, _mm512_set1_epi32(int(sx)));
   const __m512 zero = _mm512_setzero_ps();
   for (int64_t oz = 0; oz < g.out[0]; ++oz) {
-    for (int64_t oy = 0; oy < g.out[1]; ++oy) {
-      const int64_t row = (oz * g.out[1] + oy) * OW;
-      float* yr = y + row;
+    for (int64_t oy0 = 0; oy0 < OH; oy0 += R) {
+      const int64_t rows = std::min(R, OH - oy0);
       for (int64_t ox0 = 0, block = 0; ox0 < OW; ox0 += 16, ++block) {
         const __mmask16 live = fast::first_lanes(OW - ox0);
         const __mmask16* bm = masks + block * KX;
-        __m512 acc = _mm512_maskz_loadu_ps(live, yr + ox0);
+        __m512 acc[R];
+        for (int64_t r = 0; r < R; ++r) {
+          acc[r] =
+              r < rows ? _mm512_maskz_loadu_ps(live, y + (oz * OH + oy0 + r) * OW + ox0) : zero;
+        }
         for (int64_t kz = 0; kz < g.k[0]; ++kz) {
           const int64_t iz = oz * g.s[0] - g.p[0] + kz * g.d[0];
           if (iz < 0 || iz >= g.in[0]) continue;
           for (int64_t ky = 0; ky < g.k[1]; ++ky) {
-            const int64_t iy = oy * g.s[1] - g.p[1] + ky * g.d[1];
-            if (iy < 0 || iy >= g.in[1]) continue;
-            const float* xrow = xc + (iz * g.in[1] + iy) * g.in[2];
+            const float* xrow[R];  // null: the row reads padding
+            for (int64_t r = 0; r < R; ++r) {
+              const int64_t iy = (oy0 + r) * g.s[1] - g.p[1] + ky * g.d[1];
+              xrow[r] = r < rows && iy >= 0 && iy < g.in[1] ? xc + (iz * g.in[1] + iy) * g.in[2]
+                                                            : nullptr;
+            }
             const float* wrow = wj + (kz * g.k[1] + ky) * KX;
             for (int64_t kx = 0; kx < KX; ++kx) {
               const __mmask16 in = bm[kx];
               if (!in) continue;
               const int64_t ix0 = ox0 * sx - g.p[2] + kx * g.d[2];
-              __m512 x;
-              if (sx == 1) {
-                x = _mm512_maskz_loadu_ps(in, at(xrow, ix0));
-              } else if (sx == 2) {
-                // Lanes [a, b) of `in` (contiguous): loads and a permute.
-                const int64_t a = __builtin_ctz(in), b = 32 - __builtin_clz(uint32_t(in));
-                x = fast::load_stride2(zero, a, b, at(xrow, ix0));
-              } else {
-                const __m512i ix = _mm512_add_epi32(_mm512_set1_epi32(int(ix0)), step);
-                x = _mm512_mask_i32gather_ps(zero, in, ix, xrow, 4);
+              const __m512 wv = _mm512_set1_ps(wrow[kx]);
+              for (int64_t r = 0; r < R; ++r) {
+                if (!xrow[r]) continue;
+                const __m512 prod = _mm512_mul_ps(wv, load_taps(xrow[r], ix0, sx, in, step));
+                acc[r] = _mm512_mask_add_ps(acc[r], in, acc[r], prod);
               }
-              const __m512 prod = _mm512_mul_ps(_mm512_set1_ps(wrow[kx]), x);
-              acc = _mm512_mask_add_ps(acc, in, acc, prod);
             }
           }
         }
-        if (res) acc = _mm512_add_ps(acc, _mm512_maskz_loadu_ps(live, res + row + ox0));
-        if (relu) acc = fast::vmax(acc, zero);  // `v > 0 ? v : 0`
-        _mm512_mask_storeu_ps(yr + ox0, live, acc);
+        for (int64_t r = 0; r < rows; ++r) {
+          const int64_t at_row = (oz * OH + oy0 + r) * OW + ox0;
+          __m512 v = acc[r];
+          if (res) v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(live, res + at_row));
+          if (relu) v = fast::vmax(v, zero);  // `v > 0 ? v : 0`
+          _mm512_mask_storeu_ps(y + at_row, live, v);
+        }
       }
     }
   }
