@@ -37,24 +37,28 @@ __mmask16 column_mask(const Geom3& g, int64_t block, int64_t kx) {
   return m;
 }
 
-// Input column offsets from `ix0` of 16 lanes at stride sx: one vector of
-// taps (zero in the lanes outside `in`).
-OXS_AVX512 inline __m512 load_taps(const float* xrow, int64_t ix0, int64_t sx, __mmask16 in,
+// Input column offsets from `ix0` of 16 lanes at stride SX (0: any, in
+// `step`): one vector of taps (zero in the lanes outside `in`).
+template <int SX>
+OXS_AVX512 inline __m512 load_taps(const float* xrow, int64_t ix0, __mmask16 in,
                                    const __m512i& step) {
-  if (sx == 1) return _mm512_maskz_loadu_ps(in, at(xrow, ix0));
-  if (sx == 2) {
+  if constexpr (SX == 1) {
+    return _mm512_maskz_loadu_ps(in, at(xrow, ix0));
+  } else if constexpr (SX == 2) {
     // Lanes [a, b) of `in` (contiguous): loads and a permute.
     const int64_t a = __builtin_ctz(in), b = 32 - __builtin_clz(uint32_t(in));
     return fast::load_stride2(_mm512_setzero_ps(), a, b, at(xrow, ix0));
+  } else {
+    const __m512i ix = _mm512_add_epi32(_mm512_set1_epi32(int(ix0)), step);
+    return _mm512_mask_i32gather_ps(_mm512_setzero_ps(), in, ix, xrow, 4);
   }
-  const __m512i ix = _mm512_add_epi32(_mm512_set1_epi32(int(ix0)), step);
-  return _mm512_mask_i32gather_ps(_mm512_setzero_ps(), in, ix, xrow, 4);
 }
 
 // y (holding the bias) += the taps, then + res (laid out as y; or null) and
 // Relu when asked, as the tail of a fused Conv (conv_fusion.h). Four output
 // rows at a time, so four independent sums hide the add latency; each
 // output still takes its taps in the reference's order.
+template <int SX>
 OXS_AVX512 void plane(const float* xc, const float* wj, const Geom3& g, float* y, const float* res,
                       bool relu, const __mmask16* masks) {
   constexpr int64_t R = 4;
@@ -91,7 +95,7 @@ OXS_AVX512 void plane(const float* xc, const float* wj, const Geom3& g, float* y
               const __m512 wv = _mm512_set1_ps(wrow[kx]);
               for (int64_t r = 0; r < R; ++r) {
                 if (!xrow[r]) continue;
-                const __m512 prod = _mm512_mul_ps(wv, load_taps(xrow[r], ix0, sx, in, step));
+                const __m512 prod = _mm512_mul_ps(wv, load_taps<SX>(xrow[r], ix0, in, step));
                 acc[r] = _mm512_mask_add_ps(acc[r], in, acc[r], prod);
               }
             }
@@ -124,7 +128,13 @@ bool depthwise_avx512(const float* xc, const float* wj, const Geom3& g, float* y
   for (int64_t b = 0; b < blocks; ++b) {
     for (int64_t kx = 0; kx < g.k[2]; ++kx) masks[b * g.k[2] + kx] = column_mask(g, b, kx);
   }
-  plane(xc, wj, g, y, res, relu, masks);
+  if (g.s[2] == 1) {
+    plane<1>(xc, wj, g, y, res, relu, masks);
+  } else if (g.s[2] == 2) {
+    plane<2>(xc, wj, g, y, res, relu, masks);
+  } else {
+    plane<0>(xc, wj, g, y, res, relu, masks);
+  }
   return true;
 }
 
