@@ -251,6 +251,7 @@ int run_model(const RunArgs& args) {
   if (args.memory_limit_mb > 0) options.max_live_bytes = args.memory_limit_mb << 20;
   install_interrupt_handler();
   if (args.trace) {
+    options.fuse = false;  // every node, Relus and Adds after a Conv included
     options.trace = [&args](const eval::TraceEvent& e) { print_trace(e, args); };
     options.trace_enter = [&args](const ir::Node& n, int depth) {
       print_trace_enter(n, depth, args);

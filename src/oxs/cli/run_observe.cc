@@ -132,6 +132,9 @@ void RunObserver::install(eval::SessionOptions& options, size_t nodes) {
   // The filters must be consulted even without --trace, to warn about one
   // that matches nothing.
   if (!timing && !capture && filters_.empty()) return;
+  // Captured values are per node: no fused Conv groups (a profile keeps
+  // them and gives a group's time to its Conv node).
+  if (capture || !filters_.empty()) options.fuse = false;
   eval::TraceEnterHook enter = std::move(options.trace_enter);
   eval::TraceHook exit = std::move(options.trace);
   options.trace_enter = [this, enter](const ir::Node& n, int depth) {
@@ -162,7 +165,11 @@ void RunObserver::on_exit(const eval::TraceEvent& e) {
     const double s = std::chrono::duration<double>(Clock::now() - started_.back()).count();
     started_.pop_back();
     auto [it, fresh] = node_index_.try_emplace(&e.node, node_times_.size());
-    if (fresh) node_times_.push_back({&e.node});
+    if (fresh) {
+      std::string op = e.node.op_type();
+      for (const ir::Node* m : e.fused) op += "+" + m->op_type();
+      node_times_.push_back({&e.node, op});
+    }
     node_times_[it->second].seconds += s;
     node_times_[it->second].calls += 1;
   }
@@ -241,7 +248,7 @@ Json RunObserver::profile_json() const {
   std::map<std::string, std::pair<double, int64_t>> per_op;
   double total = 0;
   for (const NodeTime& t : nodes) {
-    auto& [seconds, count] = per_op[t.node->op_type()];
+    auto& [seconds, count] = per_op[t.op_type];
     seconds += t.seconds;
     count += 1;
     total += t.seconds;
@@ -250,7 +257,7 @@ Json RunObserver::profile_json() const {
   Json jn = Json::array();
   for (const NodeTime& t : nodes) {
     jn.push_back({{"node", t.node->name()},
-                  {"op_type", t.node->op_type()},
+                  {"op_type", t.op_type},
                   {"ms", t.seconds / runs * 1e3},
                   {"percent", total > 0 ? 100 * t.seconds / total : 0}});
   }

@@ -73,6 +73,7 @@ class RunObserver {
  private:
   struct NodeTime {
     const ir::Node* node;
+    std::string op_type;  // "Conv+Add+Relu" for a fused group
     double seconds = 0;
     int64_t calls = 0;
   };

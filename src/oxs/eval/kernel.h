@@ -25,6 +25,7 @@ namespace oxs::eval {
 
 class KernelContext;
 using KernelFn = void (*)(KernelContext&);
+struct FusedTail;
 
 // Resolves attribute references (ref_attr_name) of nodes inside function
 // bodies against the calling node's attributes.
@@ -119,6 +120,12 @@ class KernelContext {
   std::shared_ptr<void>* state_slot() const { return states_ ? &(*states_)[&node_] : nullptr; }
   void set_kernel_states(KernelStates* states) { states_ = states; }
 
+  // For a Conv run as the head of a fused group (conv/conv_fusion.h): the
+  // Add/Relu to apply to its output (the kernel sets `applied` when it
+  // did); null otherwise.
+  FusedTail* fused_tail() const { return tail_; }
+  void set_fused_tail(FusedTail* tail) { tail_ = tail; }
+
  private:
   const ir::Node& node_;
   std::span<const Value* const> inputs_;
@@ -127,6 +134,7 @@ class KernelContext {
   const AttrScope* attrs_;
   SubgraphRunner* runner_;
   KernelStates* states_ = nullptr;
+  FusedTail* tail_ = nullptr;
 };
 
 class KernelRegistry {

@@ -1,5 +1,6 @@
 #include "oxs/eval/session.h"
 
+#include "oxs/eval/conv/conv_fusion.h"
 #include "oxs/eval/function_ops.h"
 #include "oxs/eval/parallel/thread_pool.h"
 #include "oxs/eval/validate/model_check.h"
@@ -39,28 +40,51 @@ namespace {
 // Execution order and release points of one graph, computed once.
 struct Plan {
   std::vector<const ir::Node*> order;
+  // fused[k]: the fused group order[k] (its last member) runs, or null.
+  std::vector<const conv_fusion::Group*> fused;
+  std::vector<conv_fusion::Group> groups;
   // release_after[k]: values of this graph to drop after order[k] ran.
   std::vector<std::vector<const ir::Value*>> release_after;
 };
 
-Plan make_plan(const ir::Graph& g) {
+Plan make_plan(const ir::Graph& g, bool fuse) {
   Plan p;
-  for (ir::Node* n : ir::topological_order(g)) p.order.push_back(n);
+  std::vector<const ir::Node*> topo;
+  for (ir::Node* n : ir::topological_order(g)) topo.push_back(n);
+  if (fuse) p.groups = conv_fusion::find_groups(g, topo);
+  // A group runs at the place of its last member (its inputs exist by then).
+  std::unordered_map<const ir::Node*, const conv_fusion::Group*> at_last;
+  for (const conv_fusion::Group& grp : p.groups) {
+    for (const ir::Node* m : {grp.conv, grp.add}) {
+      if (m && m != grp.last()) at_last.emplace(m, nullptr);
+    }
+    at_last[grp.last()] = &grp;
+  }
+  for (const ir::Node* n : topo) {
+    auto it = at_last.find(n);
+    if (it != at_last.end() && !it->second) continue;  // runs with its group
+    p.order.push_back(n);
+    p.fused.push_back(it != at_last.end() ? it->second : nullptr);
+  }
   std::unordered_map<const ir::Value*, size_t> last_use;
   for (size_t k = 0; k < p.order.size(); ++k) {
-    const ir::Node* n = p.order[k];
-    for (size_t i = 0; i < n->num_outputs(); ++i) {
-      if (const ir::Value* v = n->output(i)) last_use.emplace(v, k);  // dead until read
-    }
-    for (size_t i = 0; i < n->num_inputs(); ++i) {
-      if (const ir::Value* v = n->input(i)) last_use[v] = k;
-    }
-    for (ir::Graph* sub : n->subgraphs()) {
-      sub->for_each_node_recursive([&](ir::Node* m) {
-        for (size_t i = 0; i < m->num_inputs(); ++i) {
-          if (const ir::Value* v = m->input(i)) last_use[v] = k;
-        }
-      });
+    const conv_fusion::Group* grp = p.fused[k];
+    for (const ir::Node* n :
+         {grp ? grp->conv : p.order[k], grp ? grp->add : nullptr, grp ? grp->relu : nullptr}) {
+      if (!n) continue;
+      for (size_t i = 0; i < n->num_outputs(); ++i) {
+        if (const ir::Value* v = n->output(i)) last_use.emplace(v, k);  // dead until read
+      }
+      for (size_t i = 0; i < n->num_inputs(); ++i) {
+        if (const ir::Value* v = n->input(i)) last_use[v] = k;
+      }
+      for (ir::Graph* sub : n->subgraphs()) {
+        sub->for_each_node_recursive([&](ir::Node* m) {
+          for (size_t i = 0; i < m->num_inputs(); ++i) {
+            if (const ir::Value* v = m->input(i)) last_use[v] = k;
+          }
+        });
+      }
     }
   }
   std::unordered_set<const ir::Value*> outputs(g.outputs().begin(), g.outputs().end());
@@ -102,12 +126,18 @@ class Session::Executor {
     for (const auto& f : model.functions) {
       functions_[normalize_domain(f->domain) + '\0' + f->name] = f.get();
     }
+    // Fused groups stand for the builtin kernels: not when the model
+    // defines its own Conv, Add or Relu.
+    fuse_ = options.fuse;
+    for (const char* op : {"Conv", "Add", "Relu"}) {
+      if (functions_.count(std::string(1, '\0') + op)) fuse_ = false;
+    }
   }
 
   const Plan& plan_for(const ir::Graph& g) {
     auto it = plans_.find(&g);
     if (it != plans_.end()) return it->second;
-    return plans_.emplace(&g, make_plan(g)).first->second;
+    return plans_.emplace(&g, make_plan(g, fuse_)).first->second;
   }
 
   // Binds initializers of `g` (not overridden by an input) into `f`.
@@ -125,7 +155,11 @@ class Session::Executor {
     RunLimits* limits = current_run_limits();
     for (size_t k = 0; k < p.order.size(); ++k) {
       if (limits) limits->check();
-      run_node(*p.order[k], f);
+      if (p.fused[k]) {
+        run_fused(*p.fused[k], f);
+      } else {
+        run_node(*p.order[k], f);
+      }
       for (const ir::Value* v : p.release_after[k]) f.values.erase(v);
     }
   }
@@ -260,7 +294,37 @@ class Session::Executor {
     return it->second;
   }
 
-  void run_node(const ir::Node& n, Frame& f) {
+  // A fused group (conv_fusion.h): the Conv with its tail; when the kernel
+  // did not apply the tail, the Add and Relu nodes run as usual.
+  void run_fused(const conv_fusion::Group& grp, Frame& f) {
+    FusedTail tail;
+    tail.relu = grp.relu != nullptr;
+    for (const ir::Node* m : {grp.add, grp.relu}) {
+      if (m) tail.members[tail.num_members++] = m;
+    }
+    if (grp.add) {
+      const ir::Value* r = grp.add->input(grp.residual_input);
+      tail.residual = f.find(r);
+      if (!tail.residual) {
+        throw Error(ErrorKind::Invalid,
+                    "input " + value_label(r) + " is not available (not fed, not computed)",
+                    {.node = grp.add->display_name()});
+      }
+    }
+    run_node(*grp.conv, f, &tail);
+    if (tail.applied) {
+      auto it = f.values.find(grp.conv->output(0));
+      Value v = std::move(it->second);
+      f.values.erase(it);
+      f.values.insert_or_assign(grp.last()->output(0), std::move(v));
+      return;
+    }
+    for (const ir::Node* m : {grp.add, grp.relu}) {
+      if (m) run_node(*m, f);
+    }
+  }
+
+  void run_node(const ir::Node& n, Frame& f, FusedTail* tail = nullptr) {
     if (stack_headroom_low()) {
       throw_nested_too_deeply("node '" + n.display_name() + "' (" + n.op_type() + ")");
     }
@@ -297,6 +361,7 @@ class Session::Executor {
         NodeRunner runner(*this, f);
         KernelContext ctx(n, inputs, outputs, opset, f.attrs, &runner);
         ctx.set_kernel_states(&kernel_states_);
+        ctx.set_fused_tail(tail);
         try {
           k(ctx);
         } catch (const Error& e) {
@@ -337,7 +402,9 @@ class Session::Executor {
       }
     }
     if (options_.trace && (f.depth == 0 || options_.trace_nested)) {
-      options_.trace(TraceEvent{n, inputs, outputs, f.depth, opset});
+      std::span<const ir::Node* const> fused;
+      if (tail && tail->applied) fused = {tail->members, tail->num_members};
+      options_.trace(TraceEvent{n, inputs, outputs, f.depth, opset, fused});
     }
     for (size_t i = 0; i < outputs.size(); ++i) {
       if (const ir::Value* v = n.output(i)) f.values.insert_or_assign(v, std::move(outputs[i]));
@@ -397,6 +464,7 @@ class Session::Executor {
   const ir::Model& model_;
   const SessionOptions& options_;
   const KernelRegistry& registry_;
+  bool fuse_ = true;
   std::unordered_map<std::string, const ir::Function*> functions_;
   std::unordered_map<const ir::Graph*, Plan> plans_;
   // Per-node kernel state (KernelContext::state_slot), kept for the session.

@@ -26,12 +26,16 @@ namespace oxs::eval {
 // One executed node. `inputs` has a null entry for an omitted input;
 // `outputs` has a None value for an omitted output. `depth` is 0 for nodes
 // of the main graph and grows inside subgraphs and function bodies.
+// `fused`: when `node` ran as the head of a fused group
+// (SessionOptions::fuse), the nodes it stands for too (their work is in this
+// event; `outputs` are the last one's).
 struct TraceEvent {
   const ir::Node& node;
   std::span<const Value* const> inputs;
   std::span<const Value> outputs;
   int depth;
   int64_t opset;
+  std::span<const ir::Node* const> fused = {};
 };
 using TraceHook = std::function<void(const TraceEvent&)>;
 // Called before a node runs (with no outputs yet), so that a printer can
@@ -71,6 +75,11 @@ struct SessionOptions {
   // Results do not depend on it for the kernels that split work (each output
   // element is computed whole by one thread, in the single-thread order).
   int threads = 0;
+  // Run Conv -> Relu and Conv -> Add -> Relu chains as one node
+  // (conv/conv_fusion.h; same results). Trace hooks then see the group as
+  // its Conv node with the last member's outputs, and never see the Add and
+  // Relu nodes: turn it off to trace or capture every node.
+  bool fuse = true;
 };
 
 // The live-bytes budget a run with options `o` gets.

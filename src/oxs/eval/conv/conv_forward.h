@@ -15,10 +15,13 @@
 //     checks in the interior;
 //   - rank > 3: a generic im2col over the whole output (a checked Tensor).
 // The bias is written into Y first and the GEMM accumulates onto it
-// (beta = 1), which saves a separate pass over Y.
+// (beta = 1), which saves a separate pass over Y. A fused Add/Relu
+// (conv_fusion.h) is applied by the packed GEMMs as they store, by a pass
+// over each batch's Y on the other paths.
 #pragma once
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -157,8 +160,11 @@ void im2col_generic(const T* x, int64_t channels, const Window& w, T* col) {
 }
 
 // depthwise() for one float plane with AVX-512 (fast/depthwise.cc), the
-// same sums in the same order; false when it does not apply.
-bool depthwise_avx512(const float* xc, const float* wj, const Geom3& g, float* y);
+// same sums in the same order, then + res (y's plane of a fused residual, or
+// null) and Relu when `relu`; false when it does not apply (decided by the
+// geometry alone, so the same for every plane).
+bool depthwise_avx512(const float* xc, const float* wj, const Geom3& g, float* y,
+                      const float* res = nullptr, bool relu = false);
 
 // One input channel per group (depthwise, channel multiplier mg): each
 // output plane y (pre-filled with the bias) accumulates w * shifted input.
@@ -199,8 +205,8 @@ void depthwise(const T* xc, const T* wj, const Geom3& g, T* y) {
 struct Im2colRows {
   const float* x;  // the group's first input channel
   Geom3 g;
-  static void fill(const void* self, int64_t p, int64_t j0, int64_t len, float* dst,
-                   int64_t stride);
+  static void fill(const void* self, int64_t p0, int64_t rows, int64_t j0, int64_t len, float* dst,
+                   int64_t stride, int64_t row_step);
 };
 
 // Bytes of im2col buffer per GEMM: a band of output rows this large keeps
@@ -210,12 +216,24 @@ inline constexpr int64_t kColBandBytes = int64_t(1) << 20;
 // W packed once per group (fast/packed_weights.h), or null.
 using PackedGroups = std::vector<std::shared_ptr<const PackedA>>;
 
+// Y += residual (laid out as Y), then Relu when asked, over `count` values.
+inline void apply_epilogue(float* y, int64_t count, const GemmEpilogue& ep) {
+  for (int64_t i = 0; i < count; ++i) {
+    float v = y[i];
+    if (ep.residual) v += ep.residual[i];
+    if (ep.relu) v = v > 0 ? v : 0.0f;
+    y[i] = v;
+  }
+}
+
 // y: [n, m, out...] (contents ignored; every element is written). x: [n, c,
 // in...], w: [m, c/group, kernel...], bias: [m] or null; `packed` (float
-// only) is w packed per group, whose GEMMs add the bias as they store.
+// only) is w packed per group, whose GEMMs add the bias as they store; `ep`
+// (float only; its residual laid out as y) is applied to y last.
 template <class T>
 void conv_forward(const T* x, const T* w, const T* bias, T* y, int64_t n, int64_t c, int64_t m,
-                  int64_t group, const Window& win, const PackedGroups* packed = nullptr) {
+                  int64_t group, const Window& win, const PackedGroups* packed = nullptr,
+                  const GemmEpilogue* ep = nullptr) {
   using C = compute_t<T>;
   const int64_t cg = c / group, mg = m / group, K = win.kernel_numel(), P = win.out_numel();
   const int64_t CK = cg * K;
@@ -236,7 +254,15 @@ void conv_forward(const T* x, const T* w, const T* bias, T* y, int64_t n, int64_
             (pointwise || (win.rank() <= 3 && win.strides.back() < (int64_t(1) << 24) &&
                            gemm_f32_uses_avx512(mg, P, CK)));
   }
-  for (int64_t b = 0; b < n; ++b) {
+  // The epilogue from Y's element `offset` on.
+  auto epilogue_at = [&](int64_t offset) {
+    GemmEpilogue e = ep ? *ep : GemmEpilogue{};
+    if (e.residual) e.residual += offset;
+    return e;
+  };
+  // One batch element; returns after the first path that applies, true
+  // when that path applied the epilogue too.
+  auto batch = [&](int64_t b) -> bool {
     const T* xb = x + b * c * in_n;
     T* yb = y + b * m * P;
     if (!fused) {
@@ -246,32 +272,38 @@ void conv_forward(const T* x, const T* w, const T* bias, T* y, int64_t n, int64_
       if constexpr (std::is_same_v<T, float>) {
         if (fused) {
           for (int64_t g = 0; g < group; ++g) {
+            const GemmEpilogue eg = epilogue_at(b * m * P + g * mg * P);
             sgemm_avx512_packed_a(*(*packed)[size_t(g)], P, xb + g * cg * in_n, P, yb + g * mg * P,
-                                  P, bias ? bias + g * mg : nullptr);
+                                  P, bias ? bias + g * mg : nullptr, ep ? &eg : nullptr);
           }
-          continue;
+          return true;
         }
       }
       for (int64_t g = 0; g < group; ++g) {
         gemm<T>(false, false, mg, P, cg, C(1), w + g * mg * CK, CK, xb + g * cg * in_n, P, C(1),
                 yb + g * mg * P, P);
       }
-      continue;
+      return false;
     }
     if constexpr (std::is_floating_point_v<T>) {
       if (depthwise_conv) {
         Geom3 g3 = geom3(win);
+        std::atomic<bool> tail_done{false};
         // Output planes are independent: split over the thread pool.
         parallel_for(m, double(P * K), [&](int64_t j0, int64_t j1) {
           for (int64_t j = j0; j < j1; ++j) {
             const T* xc = xb + (j / mg) * in_n;
             if constexpr (std::is_same_v<T, float>) {
-              if (depthwise_avx512(xc, w + j * K, g3, yb + j * P)) continue;
+              const GemmEpilogue e = epilogue_at(b * m * P + j * P);
+              if (depthwise_avx512(xc, w + j * K, g3, yb + j * P, e.residual, e.relu)) {
+                tail_done = true;  // (every plane alike: the same geometry)
+                continue;
+              }
             }
             depthwise(xc, w + j * K, g3, yb + j * P);
           }
         });
-        continue;
+        return tail_done.load();
       }
     }
     if constexpr (std::is_same_v<T, float>) {
@@ -282,13 +314,14 @@ void conv_forward(const T* x, const T* w, const T* bias, T* y, int64_t n, int64_
           Im2colRows src{xb + g * cg * in_n, geom3(win)};
           const RowSource rows{&src, &Im2colRows::fill};
           if (fused) {
+            const GemmEpilogue eg = epilogue_at(b * m * P + g * mg * P);
             sgemm_avx512_rows_packed(*(*packed)[size_t(g)], P, rows, yb + g * mg * P, P,
-                                     bias ? bias + g * mg : nullptr);
+                                     bias ? bias + g * mg : nullptr, ep ? &eg : nullptr);
           } else {
             sgemm_avx512_rows(mg, P, CK, w + g * mg * CK, CK, rows, 1.0f, yb + g * mg * P, P);
           }
         }
-        continue;
+        return fused;
       }
     }
     if (win.rank() > 3) {
@@ -299,7 +332,7 @@ void conv_forward(const T* x, const T* w, const T* bias, T* y, int64_t n, int64_
         gemm<T>(false, false, mg, P, CK, C(1), w + g * mg * CK, CK, col, P, C(1), yb + g * mg * P,
                 P);
       }
-      continue;
+      return false;
     }
     Geom3 g3 = geom3(win);
     const int64_t OW = g3.out[2], rows = g3.out[0] * g3.out[1];
@@ -317,6 +350,13 @@ void conv_forward(const T* x, const T* w, const T* bias, T* y, int64_t n, int64_
         gemm<T>(false, false, mg, np, CK, C(1), w + g * mg * CK, CK, col, np, C(1),
                 yb + g * mg * P + r0 * OW, P);
       }
+    }
+    return false;
+  };
+  for (int64_t b = 0; b < n; ++b) {
+    const bool tail_done = batch(b);
+    if constexpr (std::is_same_v<T, float>) {
+      if (ep && !tail_done) apply_epilogue(y + b * m * P, m * P, epilogue_at(b * m * P));
     }
   }
 }

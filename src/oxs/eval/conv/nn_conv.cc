@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "oxs/eval/conv/conv_forward.h"
+#include "oxs/eval/conv/conv_fusion.h"
 #include "oxs/eval/fast/packed_weights.h"
 #include "oxs/eval/kernel_util.h"
 #include "oxs/eval/math/gemm.h"
@@ -131,8 +132,10 @@ std::vector<int64_t> spatial_of(const Tensor& t) {
 
 // Conv over same-typed x, w (float/double via BLAS, ints via loops).
 // `packed`: W packed per group for the AVX-512 SGEMM (fast/packed_weights.h).
+// `tail`: a fused Add/Relu (conv_fusion.h), applied (and marked so) when X
+// is float and the residual a float tensor of Y's shape.
 Tensor conv(KernelContext& ctx, const Tensor& x, const Tensor& wt, const Tensor* bias,
-            const conv_detail::PackedGroups* packed = nullptr) {
+            const conv_detail::PackedGroups* packed = nullptr, FusedTail* tail = nullptr) {
   if (x.rank() < 3 || wt.rank() != x.rank()) ctx.fail("X and W must have the same rank >= 3");
   int64_t n = x.dim(0), c = x.dim(1), m = wt.dim(0);
   int64_t group = ctx.attr_int("group", 1);
@@ -152,11 +155,24 @@ Tensor conv(KernelContext& ctx, const Tensor& x, const Tensor& wt, const Tensor*
   // conv_forward writes every element (the bias or zeros first, or GEMMs
   // that store whole rows).
   Tensor out = Tensor::uninitialized(x.dtype(), od);
+  GemmEpilogue ep;
+  bool with_tail = false;
+  if (tail && x.dtype() == DataType::Float) {
+    const Value* r = tail->residual;
+    with_tail = !r || (r->is_tensor() && r->tensor().dtype() == DataType::Float &&
+                       r->tensor().dims() == od);
+    if (with_tail) {
+      ep.residual = r ? r->tensor().data<float>() : nullptr;
+      ep.relu = tail->relu;
+    }
+  }
   dispatch_arith(x.dtype(), [&](auto tag) {
     using T = decltype(tag);
     conv_detail::conv_forward(x.data<T>(), wt.data<T>(), bias ? bias->data<T>() : nullptr,
-                              out.mutable_data<T>(), n, c, m, group, w, packed);
+                              out.mutable_data<T>(), n, c, m, group, w, packed,
+                              with_tail ? &ep : nullptr);
   });
+  if (with_tail) tail->applied = true;
   return out;
 }
 
@@ -165,8 +181,8 @@ void conv_k(KernelContext& ctx) {
   const Tensor& w = ctx.tensor(1);
   require_same_dtype(ctx, x, w);
   const int64_t group = ctx.attr_int("group", 1);
-  ctx.set_output(
-      0, conv(ctx, x, w, ctx.optional_tensor(2), fast::packed_conv_weights(ctx, 1, w, group)));
+  ctx.set_output(0, conv(ctx, x, w, ctx.optional_tensor(2),
+                         fast::packed_conv_weights(ctx, 1, w, group), ctx.fused_tail()));
 }
 
 void conv_integer_k(KernelContext& ctx) {

@@ -1,7 +1,7 @@
 // Fast paths of hot float32 kernels (AVX-512, split over the session's
 // thread pool by rows or planes, so results do not depend on the thread
 // count). The reference kernels (reduce.cc's Softmax, norm/'s
-// LayerNormalization, math.cc's Erf, nn_pool.cc's MaxPool) call these first
+// LayerNormalization, math.cc's Erf, nn_pool.cc's MaxPool and AveragePool) call these first
 // and run their own code when they return false: another element type, a
 // layout or an attribute the fast path does not cover, or a CPU without
 // AVX-512. Results agree with the reference kernels (and with the ops'
@@ -33,8 +33,12 @@ bool layer_norm(KernelContext& ctx);
 // Erf of a float tensor (sets output 0).
 bool erf(KernelContext& ctx);
 
-// MaxPool of a float [N, C, H, W] without the Indices output or dilations.
-bool max_pool_2d(KernelContext& ctx);
+// MaxPool (`max`) or AveragePool of a float [N, C, H, W]; MaxPool without
+// the Indices output.
+bool pool_2d(KernelContext& ctx, bool max);
+// GlobalAveragePool of a float x into y ([N, C, 1...]): each plane summed in
+// float (the reference sums in double).
+bool global_average_pool(const Tensor& x, Tensor& y);
 
 // out = a op b for float a, b with numpy broadcasting (`out` allocated with
 // the broadcast shape); false for other types or when the innermost run is

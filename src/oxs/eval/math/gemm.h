@@ -25,11 +25,13 @@ bool gemm_f32_uses_avx512(int64_t m, int64_t n, int64_t k);
 void set_sgemm_avx512_enabled(bool on);
 
 // A right operand B [k, n] that is not stored anywhere (Conv's im2col
-// matrix): fill(self, p, j0, len, dst, stride) writes B(p, j0 + q) for q in
-// [0, len) to dst[(q / 32) * stride + q % 32] (the packed panel layout).
+// matrix): fill(self, p0, rows, j0, len, dst, stride, row_step) writes
+// B(p0 + i, j0 + q) for i in [0, rows), q in [0, len) to
+// dst[i * row_step + (q / 32) * stride + q % 32] (the packed panel layout).
 struct RowSource {
   const void* self;
-  void (*fill)(const void* self, int64_t p, int64_t j0, int64_t len, float* dst, int64_t stride);
+  void (*fill)(const void* self, int64_t p0, int64_t rows, int64_t j0, int64_t len, float* dst,
+               int64_t stride, int64_t row_step);
 };
 // C = A [m, k] (row-major, lda) x B + beta * C, beta 0 or 1, with the
 // AVX-512 kernel; B is built while packing, never stored whole.
@@ -57,12 +59,20 @@ struct PackedA {
 };
 std::shared_ptr<const PackedA> sgemm_avx512_pack_a(int64_t m, int64_t k, const float* a,
                                                    int64_t lda);
+// What the two calls below do to C's values as they store them (Conv's
+// fused Add and Relu, conv/conv_fusion.h): add `residual` (laid out as C,
+// with C's ldc; none when null), then max(v, 0) when `relu`. The sums are
+// those of separate passes: (A x B + row_bias) + residual.
+struct GemmEpilogue {
+  const float* residual = nullptr;
+  bool relu = false;
+};
 // C [m, n] = A x B + row_bias (one value per row of C; zeros when null),
-// C's old contents ignored.
+// C's old contents ignored, then the epilogue when given.
 void sgemm_avx512_rows_packed(const PackedA& a, int64_t n, const RowSource& b, float* c,
-                              int64_t ldc, const float* row_bias);
+                              int64_t ldc, const float* row_bias, const GemmEpilogue* ep = nullptr);
 void sgemm_avx512_packed_a(const PackedA& a, int64_t n, const float* b, int64_t ldb, float* c,
-                           int64_t ldc, const float* row_bias);
+                           int64_t ldc, const float* row_bias, const GemmEpilogue* ep = nullptr);
 
 void gemm_f32(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
               int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc);

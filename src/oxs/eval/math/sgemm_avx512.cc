@@ -140,9 +140,7 @@ struct SourceB {
   int64_t j_base = 0;
   SourceB from_column(int64_t j0) const { return {src, j_base + j0}; }
   const float* pack(int64_t p0, int64_t kc, int64_t j0, int64_t nc, float* bp) const {
-    for (int64_t kk = 0; kk < kc; ++kk) {
-      src.fill(src.self, p0 + kk, j_base + j0, nc, bp + kk * NR, kc * NR);
-    }
+    src.fill(src.self, p0, kc, j_base + j0, nc, bp, kc * NR, NR);
     if (int64_t tail = nc % NR) {  // zero the last panel past column nc
       float* last = bp + (nc - tail) * kc;
       for (int64_t kk = 0; kk < kc; ++kk)
@@ -155,40 +153,58 @@ struct SourceB {
 // C[rows, cols] (+)= Ap-panel x Bp-panel over kc; `overwrite` ignores the
 // old C (beta = 0 on the first depth block) and then adds row_bias[i] to row
 // i when given (the same sum as adding the products to a C holding it).
+// Then (on the last depth block) `res`, C's tile of the epilogue's residual
+// (or null), is added and Relu applied when `relu`. kHalf: cols <= 16, so
+// only the panel's first vector is computed (a narrow last panel, as for
+// 7x7 or 14x14 conv outputs, costs half).
+template <bool kHalf>
 __attribute__((target("avx512f"))) void micro_kernel(int64_t kc, const float* ap, const float* bp,
                                                      float* c, int64_t ldc, int64_t rows,
                                                      int64_t cols, bool overwrite,
-                                                     const float* row_bias) {
+                                                     const float* row_bias, const float* res,
+                                                     bool relu) {
   __m512 acc[MR][2];
   for (int64_t i = 0; i < MR; ++i) acc[i][0] = acc[i][1] = _mm512_setzero_ps();
   for (int64_t kk = 0; kk < kc; ++kk) {
     const __m512 b0 = _mm512_load_ps(bp + kk * NR);
-    const __m512 b1 = _mm512_load_ps(bp + kk * NR + 16);
+    const __m512 b1 = kHalf ? b0 : _mm512_load_ps(bp + kk * NR + 16);
     const float* a = ap + kk * MR;
     for (int64_t i = 0; i < MR; ++i) {
       const __m512 av = _mm512_set1_ps(a[i]);
       acc[i][0] = _mm512_fmadd_ps(av, b0, acc[i][0]);
-      acc[i][1] = _mm512_fmadd_ps(av, b1, acc[i][1]);
+      if (!kHalf) acc[i][1] = _mm512_fmadd_ps(av, b1, acc[i][1]);
     }
   }
   const __mmask16 m0 = cols >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << cols) - 1);
   const __mmask16 m1 = cols >= 32  ? __mmask16(0xFFFF)
                        : cols > 16 ? __mmask16((1u << (cols - 16)) - 1)
                                    : 0;
-  for (int64_t i = 0; i < rows; ++i) {
+  for (int64_t i = 0; i < MR; ++i) {
+    if (i >= rows) break;
     float* ci = c + i * ldc;
+    __m512 v0 = acc[i][0], v1 = acc[i][1];
     if (overwrite && row_bias) {
       const __m512 bv = _mm512_set1_ps(row_bias[i]);
-      _mm512_mask_storeu_ps(ci, m0, _mm512_add_ps(bv, acc[i][0]));
-      _mm512_mask_storeu_ps(ci + 16, m1, _mm512_add_ps(bv, acc[i][1]));
-    } else if (overwrite) {
-      _mm512_mask_storeu_ps(ci, m0, acc[i][0]);
-      _mm512_mask_storeu_ps(ci + 16, m1, acc[i][1]);
-    } else {
-      _mm512_mask_storeu_ps(ci, m0, _mm512_add_ps(_mm512_maskz_loadu_ps(m0, ci), acc[i][0]));
-      _mm512_mask_storeu_ps(ci + 16, m1,
-                            _mm512_add_ps(_mm512_maskz_loadu_ps(m1, ci + 16), acc[i][1]));
+      v0 = _mm512_add_ps(bv, v0);
+      v1 = _mm512_add_ps(bv, v1);
+    } else if (!overwrite) {
+      v0 = _mm512_add_ps(_mm512_maskz_loadu_ps(m0, ci), v0);
+      v1 = _mm512_add_ps(_mm512_maskz_loadu_ps(m1, ci + 16), v1);
     }
+    if (res) {
+      const float* ri = res + i * ldc;
+      v0 = _mm512_add_ps(v0, _mm512_maskz_loadu_ps(m0, ri));
+      v1 = _mm512_add_ps(v1, _mm512_maskz_loadu_ps(m1, ri + 16));
+    }
+    if (relu) {
+      // max(v, 0) returns 0 for NaN and -0, as Relu's `v > 0 ? v : 0`
+      // (the masked form: GCC 12 flags the unmasked one's undefined start).
+      const __m512 zero = _mm512_setzero_ps();
+      v0 = _mm512_mask_max_ps(zero, 0xFFFF, v0, zero);
+      v1 = _mm512_mask_max_ps(zero, 0xFFFF, v1, zero);
+    }
+    _mm512_mask_storeu_ps(ci, m0, v0);
+    _mm512_mask_storeu_ps(ci + 16, m1, v1);
   }
 }
 
@@ -215,10 +231,11 @@ struct ARows {
 };
 
 // The BLIS loop nest over packed blocks; B comes from `pb` (MatrixB,
-// PrepackedB or SourceB). beta is 0 or 1 here.
+// PrepackedB or SourceB). beta is 0 or 1 here. `ep`'s residual is laid out
+// as c (same origin and ldc).
 template <class PackB>
 void blocked(int64_t m, int64_t n, int64_t k, const ARows& A, const PackB& pb, float beta, float* c,
-             int64_t ldc) {
+             int64_t ldc, GemmEpilogue ep = {}) {
   const bool ta = A.ta;
   const float* a = A.a;
   const int64_t lda = A.lda;
@@ -244,7 +261,7 @@ void blocked(int64_t m, int64_t n, int64_t k, const ARows& A, const PackB& pb, f
     const int64_t nc = std::min(NC, n - jc);
     for (int64_t pc = 0; pc < k; pc += KC) {
       const int64_t kc = std::min(KC, k - pc);
-      const bool overwrite = pc == 0 && beta == 0;
+      const bool overwrite = pc == 0 && beta == 0, last = pc + kc >= k;
       const float* bpk = pb.pack(pc, kc, jc, nc, bp);
       for (int64_t ic = 0; ic < m; ic += MC) {
         const int64_t mc = std::min(MC, m - ic);
@@ -257,9 +274,14 @@ void blocked(int64_t m, int64_t n, int64_t k, const ARows& A, const PackB& pb, f
         }
         for (int64_t jr = 0; jr < nc; jr += NR) {
           for (int64_t ir = 0; ir < mc; ir += MR) {
-            micro_kernel(kc, ap + ir * kc, bpk + jr * kc, c + (ic + ir) * ldc + jc + jr, ldc,
-                         std::min(MR, mc - ir), std::min(NR, nc - jr), overwrite,
-                         A.row_bias ? A.row_bias + ic + ir : nullptr);
+            const int64_t tile = (ic + ir) * ldc + jc + jr;
+            const int64_t cols = std::min(NR, nc - jr);
+            (cols <= 16 ? micro_kernel<true>
+                        : micro_kernel<false>)(kc, ap + ir * kc, bpk + jr * kc, c + tile, ldc,
+                                               std::min(MR, mc - ir), cols, overwrite,
+                                               A.row_bias ? A.row_bias + ic + ir : nullptr,
+                                               last && ep.residual ? ep.residual + tile : nullptr,
+                                               last && ep.relu);
           }
         }
       }
@@ -273,19 +295,25 @@ void blocked(int64_t m, int64_t n, int64_t k, const ARows& A, const PackB& pb, f
 // so the result does not depend on the thread count.
 template <class PackB>
 void blocked_parallel(int64_t m, int64_t n, int64_t k, const ARows& A, const PackB& pb, float beta,
-                      float* c, int64_t ldc) {
+                      float* c, int64_t ldc, const GemmEpilogue* ep = nullptr) {
+  // The epilogue from C's element `offset` on.
+  auto ep_at = [&](int64_t offset) {
+    GemmEpilogue e = ep ? *ep : GemmEpilogue{};
+    if (e.residual) e.residual += offset;
+    return e;
+  };
   const double flops = 2.0 * double(m) * double(n) * double(k);
   if (n >= m) {
     const int64_t panels = (n + NR - 1) / NR;
     parallel_for(panels, flops / double(panels), [&](int64_t p0, int64_t p1) {
       const int64_t j0 = p0 * NR, j1 = std::min(n, p1 * NR);
-      blocked(m, j1 - j0, k, A, pb.from_column(j0), beta, c + j0, ldc);
+      blocked(m, j1 - j0, k, A, pb.from_column(j0), beta, c + j0, ldc, ep_at(j0));
     });
   } else {
     const int64_t panels = (m + MR - 1) / MR;
     parallel_for(panels, flops / double(panels), [&](int64_t p0, int64_t p1) {
       const int64_t i0 = p0 * MR, i1 = std::min(m, p1 * MR);
-      blocked(i1 - i0, n, k, A.from_row(i0), pb, beta, c + i0 * ldc, ldc);
+      blocked(i1 - i0, n, k, A.from_row(i0), pb, beta, c + i0 * ldc, ldc, ep_at(i0 * ldc));
     });
   }
 }
@@ -369,25 +397,34 @@ std::shared_ptr<const PackedA> sgemm_avx512_pack_a(int64_t m, int64_t k, const f
   return p;
 }
 
-// C = row_bias (per row, when given) or zeros, for products of depth 0.
-void fill_rows(int64_t m, int64_t n, const float* row_bias, float* c, int64_t ldc) {
-  for (int64_t i = 0; i < m; ++i) std::fill_n(c + i * ldc, n, row_bias ? row_bias[i] : 0.0f);
+// C = row_bias (per row, when given) or zeros, then the epilogue, for
+// products of depth 0.
+void fill_rows(int64_t m, int64_t n, const float* row_bias, float* c, int64_t ldc,
+               const GemmEpilogue* ep) {
+  for (int64_t i = 0; i < m; ++i) {
+    for (int64_t j = 0; j < n; ++j) {
+      float v = row_bias ? row_bias[i] : 0.0f;
+      if (ep && ep->residual) v += ep->residual[i * ldc + j];
+      if (ep && ep->relu) v = v > 0 ? v : 0.0f;
+      c[i * ldc + j] = v;
+    }
+  }
 }
 
 void sgemm_avx512_rows_packed(const PackedA& a, int64_t n, const RowSource& b, float* c,
-                              int64_t ldc, const float* row_bias) {
+                              int64_t ldc, const float* row_bias, const GemmEpilogue* ep) {
   if (a.m <= 0 || n <= 0) return;
-  if (a.k <= 0) return fill_rows(a.m, n, row_bias, c, ldc);
+  if (a.k <= 0) return fill_rows(a.m, n, row_bias, c, ldc, ep);
   blocked_parallel(a.m, n, a.k, ARows{false, nullptr, 0, 1.0f, &a, 0, row_bias}, SourceB{b}, 0.0f,
-                   c, ldc);
+                   c, ldc, ep);
 }
 
 void sgemm_avx512_packed_a(const PackedA& a, int64_t n, const float* b, int64_t ldb, float* c,
-                           int64_t ldc, const float* row_bias) {
+                           int64_t ldc, const float* row_bias, const GemmEpilogue* ep) {
   if (a.m <= 0 || n <= 0) return;
-  if (a.k <= 0) return fill_rows(a.m, n, row_bias, c, ldc);
+  if (a.k <= 0) return fill_rows(a.m, n, row_bias, c, ldc, ep);
   blocked_parallel(a.m, n, a.k, ARows{false, nullptr, 0, 1.0f, &a, 0, row_bias},
-                   MatrixB{false, b, ldb}, 0.0f, c, ldc);
+                   MatrixB{false, b, ldb}, 0.0f, c, ldc, ep);
 }
 
 }  // namespace oxs::eval

@@ -31,7 +31,7 @@ void pool_k(KernelContext& ctx) {
   int64_t n = x.dim(0), c = x.dim(1);
   int64_t planes = checked_product(ctx, x.dims(), 0, 2, "batch x channels");
   check_work(ctx, {planes, w.out_numel(), w.kernel_numel()}, "pooling");
-  if (K == Pool::Max && fast::max_pool_2d(ctx)) return;
+  if (K != Pool::Lp && fast::pool_2d(ctx, K == Pool::Max)) return;
   Dims od{n, c};
   od.insert(od.end(), w.out.begin(), w.out.end());
   Tensor& out = ctx.alloc_output(0, x.dtype(), od);
@@ -125,6 +125,7 @@ void global_pool_k(KernelContext& ctx) {
   for (size_t i = 2; i < x.rank(); ++i) od.push_back(1);
   double p = double(ctx.attr_int("p", 2));
   Tensor& out = ctx.alloc_output(0, x.dtype(), od);
+  if (K == Pool::Avg && fast::global_average_pool(x, out)) return;
   dispatch_float(x.dtype(), [&](auto tag) {
     using T = decltype(tag);
     using C = compute_t<T>;

@@ -1,0 +1,75 @@
+// Finding Conv -> [Add ->] Relu groups (conv_fusion.h).
+#include "oxs/eval/conv/conv_fusion.h"
+
+#include <unordered_map>
+#include <unordered_set>
+
+namespace oxs::eval::conv_fusion {
+
+namespace {
+
+bool is_core(const ir::Node& n, const char* op, size_t inputs) {
+  return (n.domain().empty() || n.domain() == "ai.onnx") && n.op_type() == op &&
+         n.num_inputs() == inputs && n.num_outputs() == 1 && n.output(0) != nullptr &&
+         n.subgraphs().empty();
+}
+
+}  // namespace
+
+std::vector<Group> find_groups(const ir::Graph& g, const std::vector<const ir::Node*>& order) {
+  // Uses of each value: reads by nodes of `order` (with the reader), reads
+  // from subgraphs and graph outputs (which rule a value out).
+  std::unordered_map<const ir::Value*, int> uses;
+  std::unordered_map<const ir::Value*, const ir::Node*> reader;
+  for (const ir::Node* n : order) {
+    for (size_t i = 0; i < n->num_inputs(); ++i) {
+      if (const ir::Value* v = n->input(i)) {
+        ++uses[v];
+        reader[v] = n;
+      }
+    }
+    for (ir::Graph* sub : n->subgraphs()) {
+      sub->for_each_node_recursive([&](ir::Node* m) {
+        for (size_t i = 0; i < m->num_inputs(); ++i) {
+          if (const ir::Value* v = m->input(i)) uses[v] += 2;
+        }
+      });
+    }
+  }
+  for (const ir::Value* v : g.outputs()) uses[v] += 2;
+  // The only reader of v, when it has one use.
+  auto sole_reader = [&](const ir::Value* v) -> const ir::Node* {
+    auto it = uses.find(v);
+    return it != uses.end() && it->second == 1 ? reader[v] : nullptr;
+  };
+  std::vector<Group> groups;
+  std::unordered_set<const ir::Node*> taken;
+  for (const ir::Node* n : order) {
+    if (n->op_type() != "Conv" || n->num_outputs() != 1 || !n->output(0) ||
+        (!n->domain().empty() && n->domain() != "ai.onnx")) {
+      continue;
+    }
+    Group grp;
+    grp.conv = n;
+    const ir::Value* y = n->output(0);
+    const ir::Node* next = sole_reader(y);
+    if (!next || taken.count(next)) continue;
+    if (is_core(*next, "Add", 2) && next->input(0) && next->input(1)) {
+      grp.add = next;
+      grp.residual_input = next->input(0) == y ? 1 : 0;
+      const ir::Node* after = sole_reader(next->output(0));
+      if (after && !taken.count(after) && is_core(*after, "Relu", 1)) grp.relu = after;
+    } else if (is_core(*next, "Relu", 1)) {
+      grp.relu = next;
+    } else {
+      continue;
+    }
+    for (const ir::Node* m : {grp.conv, grp.add, grp.relu}) {
+      if (m) taken.insert(m);
+    }
+    groups.push_back(grp);
+  }
+  return groups;
+}
+
+}  // namespace oxs::eval::conv_fusion

@@ -1,0 +1,51 @@
+// Conv fused with the Add and/or Relu that follow it (the resnet patterns
+// Conv -> Relu and Conv -> Add(residual) -> Relu), found when a session
+// plans a graph. The group runs as one node at the place of its last member:
+// the Conv kernel applies the Add and Relu to its output as it stores it (a
+// GEMM epilogue, conv_forward.h), so the intermediates are never written.
+// The math is that of the separate nodes (conv + bias, + residual, then
+// `v > 0 ? v : 0`), bit for bit. A group is formed only when each
+// intermediate has exactly one use (the next member) and is not a graph
+// output nor read by a subgraph; when the kernel cannot apply the tail (not
+// float, shapes that broadcast, another Conv path) the session runs the Add
+// and Relu nodes as usual.
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+#include "oxs/ir/graph.h"
+#include "oxs/ir/node.h"
+
+namespace oxs::eval {
+
+class Value;
+
+// What a Conv kernel run as the head of a fused group applies to its output
+// (KernelContext::fused_tail).
+struct FusedTail {
+  const Value* residual = nullptr;  // the Add's other operand; null: no Add
+  bool relu = false;
+  // Set by the kernel when its output holds relu(conv + residual).
+  bool applied = false;
+  // The Add and/or Relu nodes the tail stands for (for trace events).
+  const ir::Node* members[2] = {nullptr, nullptr};
+  size_t num_members = 0;
+};
+
+namespace conv_fusion {
+
+struct Group {
+  const ir::Node* conv = nullptr;
+  const ir::Node* add = nullptr;   // or null
+  const ir::Node* relu = nullptr;  // or null (then add is set)
+  size_t residual_input = 0;       // the Add's input that is not the Conv's output
+  const ir::Node* last() const { return relu ? relu : add; }
+};
+
+// The groups among `order` (all nodes of `g`, topologically sorted); each
+// node is in at most one group. Linear in the size of the graph.
+std::vector<Group> find_groups(const ir::Graph& g, const std::vector<const ir::Node*>& order);
+
+}  // namespace conv_fusion
+}  // namespace oxs::eval
