@@ -250,7 +250,8 @@ void softmax_k(KernelContext& ctx) {
       inner = checked_mul(ctx, inner, x.dim(size_t(i)), "inner size");
     }
   }
-  Tensor& out = ctx.alloc_output(0, x.dtype(), x.dims());
+  // Both paths write every element.
+  Tensor& out = ctx.alloc_output_uninitialized(0, x.dtype(), x.dims());
   if (K != Soft::Hardmax && inner == 1 &&
       fast::softmax_rows(x, out, outer, len, K == Soft::LogSoftmax)) {
     return;

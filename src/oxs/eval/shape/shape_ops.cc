@@ -156,7 +156,7 @@ Tensor transpose_tensor(const Tensor& x, const std::vector<int64_t>& perm) {
   size_t r = x.rank();
   Dims od(r);
   for (size_t i = 0; i < r; ++i) od[i] = x.dim(size_t(perm[i]));
-  Tensor out(x.dtype(), od);
+  Tensor out = Tensor::uninitialized(x.dtype(), od);  // every element is copied
   if (x.numel() == 0) return out;
   auto is = row_major_strides(x.dims());
   std::vector<int64_t> st(r);  // input stride for each output dim
@@ -237,7 +237,7 @@ Tensor concat_tensors(const std::vector<const Tensor*>& parts, int64_t axis) {
 // Slice of x: per dim start, step and output size.
 Tensor slice_tensor(const Tensor& x, const std::vector<int64_t>& start,
                     const std::vector<int64_t>& step, const Dims& od) {
-  Tensor out(x.dtype(), od);
+  Tensor out = Tensor::uninitialized(x.dtype(), od);  // every element is copied
   if (out.numel() == 0) return out;
   size_t r = x.rank();
   auto is = row_major_strides(x.dims());
@@ -278,7 +278,7 @@ Tensor expand_tensor(const Tensor& x, const Dims& od) {
     throw Error(ErrorKind::Invalid,
                 "cannot broadcast shape " + dims_to_string(x.dims()) + " to " + dims_to_string(od));
   }
-  Tensor out(x.dtype(), od);
+  Tensor out = Tensor::uninitialized(x.dtype(), od);  // every element is copied
   dispatch_copy(x.dtype(), [&](auto tag) {
     using T = decltype(tag);
     const T* px = x.data<T>();
