@@ -112,6 +112,22 @@ TEST(MatMulFold, LeftOperandTransposedAndBatchBroadcast) {
   EXPECT_EQ(r.folded[0].tensor().dims(), (Dims{3, 4, 6}));
 }
 
+TEST(MatMulFold, PermutedInputTimesAWeightMatrix) {
+  // x [1,S,E] -> perm [1,0,2] (only a size-1 dim moves: a reshape) and
+  // x [3,S,E] -> perm [1,0,2] (transposed first, then one GEMM against the
+  // initializer W, packed once) times W [E,F].
+  for (int64_t batch : {1, 3}) {
+    Net n;
+    Tensor w = floats({5, 7}, 3);
+    ir::Value* t = n.transpose(n.input("x"), {1, 0, 2});
+    n.g.add_output(n.matmul(t, n.g.add_initializer("w", std::make_shared<ir::Tensor>(w.to_ir()))));
+    Runs r = run_both(n.m, {{"x", floats({batch, 6, 5}, 1)}});
+    EXPECT_EQ(r.count, 1) << batch;
+    expect_same(r.folded[0].tensor(), r.plain[0].tensor());
+    EXPECT_EQ(r.folded[0].tensor().dims(), (Dims{6, batch, 7}));
+  }
+}
+
 TEST(MatMulFold, MatrixTimesVector) {
   // W^T x v with W [7, 9]: the 1-D right operand is promoted as usual.
   Net n;

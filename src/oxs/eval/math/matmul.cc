@@ -194,26 +194,62 @@ Tensor matmul_tensors(const KernelContext& ctx, const Tensor& a0, const Tensor& 
 
 namespace {
 
+// `t` permuted by `perm` as a reshaped tensor when the perm moves only
+// size-1 dims (the order of the elements stays), else nothing.
+std::optional<Tensor> permuted_in_order(const Tensor& t, const std::vector<int64_t>& perm) {
+  Dims dims;
+  int64_t last = -1;
+  for (int64_t from : perm) {
+    dims.push_back(t.dim(size_t(from)));
+    if (t.dim(size_t(from)) == 1) continue;
+    if (from < last) return std::nullopt;
+    last = from;
+  }
+  return t.reshaped(std::move(dims));
+}
+
 void matmul_k(KernelContext& ctx) {
-  const Tensor& a = ctx.tensor(0);
-  const Tensor& b = ctx.tensor(1);
-  require_same_dtype(ctx, a, b);
+  const Tensor& a0 = ctx.tensor(0);
+  const Tensor& b0 = ctx.tensor(1);
+  require_same_dtype(ctx, a0, b0);
+  // A Transpose folded into this MatMul (session.cc's Plan::fold): read in
+  // place as strided GEMM operands, unless the perm keeps the element order
+  // (then it is a reshape), or A is permuted against a single B matrix,
+  // where one GEMM over all of A's rows (B packed once) beats a GEMM per
+  // batch entry: then A is transposed first, as without folding.
   const std::vector<int64_t>* perm_a = ctx.input_perm(0);
   const std::vector<int64_t>* perm_b = ctx.input_perm(1);
-  if (perm_a || perm_b) {  // a Transpose folded into this MatMul
-    ctx.set_output(0, matmul_tensors(ctx, a, b, perm_a, perm_b));
+  Tensor a_view, b_view;
+  const Tensor* pa = &a0;
+  const Tensor* pb = &b0;
+  if (perm_a) {
+    if (auto v = permuted_in_order(a0, *perm_a)) {
+      a_view = std::move(*v);
+    } else if (b0.rank() <= 2 && !perm_b) {
+      a_view = transpose_tensor(a0, *perm_a);
+    }
+    if (a_view.defined()) pa = &a_view, perm_a = nullptr;
+  }
+  if (perm_b) {
+    if (auto v = permuted_in_order(b0, *perm_b))
+      b_view = std::move(*v), pb = &b_view, perm_b = nullptr;
+  }
+  if (perm_a || perm_b) {
+    ctx.set_output(0, matmul_tensors(ctx, *pa, *pb, perm_a, perm_b));
     return;
   }
+  const Tensor& a = *pa;
+  const Tensor& b = *pb;
   // x [..., k] times a constant weight W [k, n]: one GEMM over all rows of x
   // with W packed once per session.
   if (a.rank() >= 2 && b.rank() == 2 && a.dim(a.rank() - 1) == b.dim(0) &&
       a.numel() > fast::kSmallGemmRows * b.dim(0)) {
     const int64_t k = b.dim(0), n = b.dim(1);
-    if (const PackedB* pb = fast::packed_weight_b(ctx, 1, b, false, k, n)) {
+    if (const PackedB* packed = fast::packed_weight_b(ctx, 1, b, false, k, n)) {
       Dims od = a.dims();
       od.back() = n;
       Tensor& out = ctx.alloc_output_uninitialized(0, DataType::Float, od);
-      sgemm_avx512_packed(false, a.numel() / k, 1.0f, a.data<float>(), k, *pb, 0.0f,
+      sgemm_avx512_packed(false, a.numel() / k, 1.0f, a.data<float>(), k, *packed, 0.0f,
                           out.mutable_data<float>(), n);
       return;
     }
