@@ -174,7 +174,11 @@ Tensor transpose_tensor(const Tensor& x, const std::vector<int64_t>& perm) {
     int64_t off = 0;
     const int64_t total = out.numel();
     for (int64_t o = 0; o < total; o += inner) {
-      for (int64_t i = 0; i < inner; ++i) po[o + i] = px[off + i * inner_st];
+      if (inner_st == 1) {  // the last axis stays last: copy whole rows
+        std::copy(px + off, px + off + inner, po + o);
+      } else {
+        for (int64_t i = 0; i < inner; ++i) po[o + i] = px[off + i * inner_st];
+      }
       for (size_t d = r - 1; d-- > 0;) {
         ++idx[d];
         off += st[d];
@@ -259,7 +263,11 @@ Tensor slice_tensor(const Tensor& x, const std::vector<int64_t>& start,
     std::vector<int64_t> idx(r, 0);
     int64_t off = 0;
     for (int64_t o = 0; o < out.numel(); o += inner) {
-      for (int64_t i = 0; i < inner; ++i) po[o + i] = px[off + i * ist];
+      if (ist == 1) {
+        std::copy(px + off, px + off + inner, po + o);
+      } else {
+        for (int64_t i = 0; i < inner; ++i) po[o + i] = px[off + i * ist];
+      }
       for (size_t d = r - 1; d-- > 0;) {
         ++idx[d];
         off += st[d];
