@@ -13,6 +13,7 @@
 #include <cstring>
 #include <random>
 
+#include "oxs/eval/fast/fast_kernels.h"
 #include "oxs/eval/session.h"
 
 namespace oxs::eval {
@@ -101,6 +102,20 @@ TEST(BufferReuse, ElementwiseChainWritesInPlaceBitIdentically) {
   // input, which stays as fed.
   EXPECT_EQ(r.reused, 4);
   EXPECT_EQ(values(xin), before);
+}
+
+TEST(BufferReuse, SoftmaxAndLayerNormTakeTheirInputsBuffer) {
+  // y = LayerNormalization(Mul(Softmax(Add(x, c)), d), scale, bias).
+  Net n;
+  ir::Value* t = n.op("Add", {n.input("x"), n.init("c", random_floats({1}, 2))});
+  t = n.op("Softmax", {t});
+  t = n.op("Mul", {t, n.init("d", random_floats({100}, 3))});
+  n.g.add_output(n.op("LayerNormalization", {t, n.init("scale", random_floats({100}, 4)),
+                                             n.init("bias", random_floats({100}, 5))}));
+  Result r = run_both(n.m, {{"x", random_floats({30, 100}, 1)}});
+  // Softmax, Mul, and LayerNormalization on its fast path (the reference
+  // kernel allocates its output).
+  EXPECT_EQ(r.reused, fast::enabled() ? 3 : 2);
 }
 
 TEST(BufferReuse, SameResultsWithTwoThreads) {
