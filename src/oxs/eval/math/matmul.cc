@@ -132,11 +132,23 @@ Tensor matmul_tensors(const KernelContext& ctx, const Tensor& a0, const Tensor& 
   if (b1) b = b.reshaped({b.dim(0), 1});
   if (a.rank() < 2 || b.rank() < 2) ctx.fail("inputs must have rank >= 1");
   std::optional<Operand> oa = operand(a, perm_a), ob = operand(b, perm_b);
-  if (!oa) {  // not readable in place: materialize the Transpose
+  // An operand read transposed must give the bits it gives stored plainly
+  // (the Transpose run): the AVX-512 SGEMM packs both alike and the plain
+  // loops of the other types sum alike, but OpenBLAS and the small-m dot
+  // products (fast::small_m_gemm) sum in another order for a transposed B,
+  // so there the Transpose is materialized, as when it is not readable in
+  // place at all.
+  bool trans_alike = a.dtype() != DataType::Double;
+  if (a.dtype() == DataType::Float && oa) {
+    const int64_t rows = oa->dims[oa->dims.size() - 2];
+    trans_alike =
+        gemm_f32_uses_avx512(rows, 1, 1) && (rows > fast::kSmallGemmRows || !fast::enabled());
+  }
+  if (!oa || (oa->trans && !trans_alike)) {
     a = transpose_tensor(a, *perm_a);
     oa = operand(a, nullptr);
   }
-  if (!ob) {
+  if (!ob || (ob->trans && !trans_alike)) {
     b = transpose_tensor(b, *perm_b);
     ob = operand(b, nullptr);
   }
