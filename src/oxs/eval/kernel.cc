@@ -47,6 +47,25 @@ Tensor& KernelContext::alloc_output_uninitialized(size_t i, DataType dtype, Dims
   return t;
 }
 
+Tensor& KernelContext::alloc_output_reusing(size_t i, DataType dtype, Dims dims,
+                                            std::initializer_list<size_t> from) {
+  if (i < outputs_.size() && dtype != DataType::String) {
+    for (size_t j : from) {
+      if (j >= inputs_.size() || j >= 64 || !(reusable_ >> j & 1) || !inputs_[j] ||
+          !inputs_[j]->is_tensor()) {
+        continue;
+      }
+      const Tensor& x = inputs_[j]->tensor();
+      if (x.dtype() != dtype || !x.sole_owner() || x.numel() != checked_numel(dims)) continue;
+      reusable_ &= ~(uint64_t(1) << j);  // one output per buffer
+      reused_ = true;
+      outputs_[i] = Value(x.reshaped(std::move(dims)));
+      return outputs_[i].tensor();
+    }
+  }
+  return alloc_output_uninitialized(i, dtype, std::move(dims));
+}
+
 Tensor& KernelContext::alloc_output(size_t i, DataType dtype, Dims dims) {
   if (i >= outputs_.size()) {
     // The node declares fewer outputs: compute into a scratch slot.

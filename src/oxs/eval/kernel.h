@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <initializer_list>
 #include <memory>
 #include <span>
 #include <string>
@@ -86,6 +87,14 @@ class KernelContext {
   // The same without zero-filling (Tensor::uninitialized): the kernel must
   // write every element.
   Tensor& alloc_output_uninitialized(size_t i, DataType dtype, Dims dims);
+  // Output i for an elementwise kernel, written in place into the buffer of
+  // one of the inputs `from` when the session's plan says that input's value
+  // dies at this node (set_reusable_inputs) and its tensor is the sole owner
+  // of a buffer of `dtype` with as many elements; else a fresh uninitialized
+  // tensor. The kernel must write every element and may read element e of an
+  // input only before it writes element e of the output.
+  Tensor& alloc_output_reusing(size_t i, DataType dtype, Dims dims,
+                               std::initializer_list<size_t> from);
 
   // ---- attributes (references resolved) ----
   const ir::Attr* attr(std::string_view name) const;
@@ -126,6 +135,23 @@ class KernelContext {
   FusedTail* fused_tail() const { return tail_; }
   void set_fused_tail(FusedTail* tail) { tail_ = tail; }
 
+  // Bit i set: input i's value is read by no later node, is neither a graph
+  // input, an initializer nor a graph output, and no other input slot of
+  // this node holds it (the session's memory plan); alloc_output_reusing
+  // may then take its buffer.
+  void set_reusable_inputs(uint64_t mask) { reusable_ = mask; }
+  // Whether alloc_output_reusing took an input's buffer for some output.
+  bool reused_input() const { return reused_; }
+
+  // Input i's `perm` when the session skipped the Transpose that computes
+  // it (its only reader is this node, a MatMul; session.cc's Plan::fold):
+  // the tensor given is the Transpose's input, and the kernel reads it
+  // permuted by *perm. Null for inputs given as computed.
+  void set_input_perms(std::span<const std::vector<int64_t>* const> perms) { perms_ = perms; }
+  const std::vector<int64_t>* input_perm(size_t i) const {
+    return i < perms_.size() ? perms_[i] : nullptr;
+  }
+
  private:
   const ir::Node& node_;
   std::span<const Value* const> inputs_;
@@ -135,6 +161,9 @@ class KernelContext {
   SubgraphRunner* runner_;
   KernelStates* states_ = nullptr;
   FusedTail* tail_ = nullptr;
+  uint64_t reusable_ = 0;
+  std::span<const std::vector<int64_t>* const> perms_;
+  bool reused_ = false;
 };
 
 class KernelRegistry {

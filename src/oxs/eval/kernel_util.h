@@ -99,6 +99,10 @@ Tensor expand_tensor(const Tensor& x, const Dims& od);
 }  // namespace oxs::eval
 
 namespace oxs::eval {
-// numpy matmul of two same-typed tensors (matmul.cc).
-Tensor matmul_tensors(const KernelContext& ctx, const Tensor& a, const Tensor& b);
+// numpy matmul of two same-typed tensors (matmul.cc); with `perm_a`
+// (`perm_b`) the operand is `a` (`b`) permuted by it, read in place (a
+// Transpose folded into the MatMul, KernelContext::input_perm).
+Tensor matmul_tensors(const KernelContext& ctx, const Tensor& a, const Tensor& b,
+                      const std::vector<int64_t>* perm_a = nullptr,
+                      const std::vector<int64_t>* perm_b = nullptr);
 }  // namespace oxs::eval

@@ -6,6 +6,7 @@
 #include "oxs/eval/validate/model_check.h"
 #include "oxs/eval/validate/run_limits.h"
 
+#include <algorithm>
 #include <new>
 #include <stdexcept>
 #include <unordered_set>
@@ -37,7 +38,8 @@ ir::Type type_of(const Value& v) {
 
 namespace {
 
-// Execution order and release points of one graph, computed once.
+// Execution order, release points and reusable inputs of one graph,
+// computed once per graph and session.
 struct Plan {
   std::vector<const ir::Node*> order;
   // fused[k]: the fused group order[k] (its last member) runs, or null.
@@ -45,9 +47,52 @@ struct Plan {
   std::vector<conv_fusion::Group> groups;
   // release_after[k]: values of this graph to drop after order[k] ran.
   std::vector<std::vector<const ir::Value*>> release_after;
+  // reusable[k] bit i: input i of order[k] may lend its buffer to an output
+  // (KernelContext::set_reusable_inputs): its value is computed by a node of
+  // this graph (not a graph input, initializer or outer-scope value), order[k]
+  // is its last reader (no later node, no subgraph reads it), it is not a
+  // graph output, and it fills no other input slot of order[k]. Whether the
+  // tensor also owns its buffer alone (no Identity/Reshape alias alive) is
+  // checked when the kernel asks.
+  std::vector<uint64_t> reusable;
+  // fold[k]: order[k] is a Transpose (with this perm, else null) whose
+  // output's only reader is one MatMul of this graph, and which keeps the
+  // last axis among the last two (so the MatMul reads its input in place as
+  // a GEMM operand, KernelContext::input_perm): the run binds its output to
+  // its input's tensor and the MatMul gets the perm.
+  std::vector<const std::vector<int64_t>*> fold;
 };
 
-Plan make_plan(const ir::Graph& g, bool fuse) {
+// The perm of `n` when it is a Transpose with an explicit perm that keeps
+// the last axis among the last two, and its output feeds one input slot of a
+// MatMul of the same graph and nothing else; else null.
+const std::vector<int64_t>* transpose_into_matmul(
+    const ir::Node& n, const std::unordered_set<const ir::Value*>& outs) {
+  if (n.op_type() != "Transpose" || !normalize_domain(n.domain()).empty() || n.num_inputs() != 1 ||
+      n.num_outputs() != 1 || !n.input(0) || !n.output(0)) {
+    return nullptr;
+  }
+  const ir::Attr* perm = n.attr("perm");
+  if (!perm || perm->is_reference() || perm->ints.size() < 2) return nullptr;
+  const std::vector<int64_t>& p = perm->ints;
+  const int64_t last = int64_t(p.size()) - 1;
+  std::vector<bool> seen(p.size(), false);
+  for (int64_t a : p) {
+    if (a < 0 || a > last || seen[size_t(a)]) return nullptr;  // the kernel reports it
+    seen[size_t(a)] = true;
+  }
+  if (p[size_t(last)] != last && p[size_t(last - 1)] != last) return nullptr;
+  const ir::Value* v = n.output(0);
+  if (outs.count(v) || v->uses().size() != 1) return nullptr;
+  const ir::Node* user = v->uses()[0].user;
+  if (user->op_type() != "MatMul" || !normalize_domain(user->domain()).empty() ||
+      !user->subgraphs().empty() || user->graph() != n.graph()) {
+    return nullptr;
+  }
+  return &p;
+}
+
+Plan make_plan(const ir::Graph& g, bool fuse, bool fold_transposes) {
   Plan p;
   std::vector<const ir::Node*> topo;
   for (ir::Node* n : ir::topological_order(g)) topo.push_back(n);
@@ -92,6 +137,31 @@ Plan make_plan(const ir::Graph& g, bool fuse) {
   for (auto& [v, k] : last_use) {
     if (!outputs.count(v)) p.release_after[k].push_back(v);
   }
+  std::unordered_set<const ir::Value*> computed;
+  for (const ir::Node* n : p.order) {
+    for (size_t i = 0; i < n->num_outputs(); ++i) {
+      if (const ir::Value* v = n->output(i)) computed.insert(v);
+    }
+  }
+  p.reusable.assign(p.order.size(), 0);
+  for (size_t k = 0; k < p.order.size(); ++k) {
+    const ir::Node* n = p.order[k];
+    // A fused group runs its Conv, which writes a fresh output.
+    if (!n->subgraphs().empty() || p.fused[k]) continue;
+    for (size_t i = 0; i < n->num_inputs() && i < 64; ++i) {
+      const ir::Value* v = n->input(i);
+      if (!v || !computed.count(v) || outputs.count(v) || last_use[v] != k) continue;
+      bool repeated = false;
+      for (size_t j = 0; j < n->num_inputs(); ++j) repeated |= j != i && n->input(j) == v;
+      if (!repeated) p.reusable[k] |= uint64_t(1) << i;
+    }
+  }
+  p.fold.assign(p.order.size(), nullptr);
+  if (fold_transposes) {
+    for (size_t k = 0; k < p.order.size(); ++k) {
+      if (!p.fused[k]) p.fold[k] = transpose_into_matmul(*p.order[k], outputs);
+    }
+  }
   return p;
 }
 
@@ -122,7 +192,9 @@ class Session::Executor {
   Executor(const ir::Model& model, const SessionOptions& options)
       : model_(model),
         options_(options),
-        registry_(options.registry ? *options.registry : KernelRegistry::builtin()) {
+        registry_(options.registry ? *options.registry : KernelRegistry::builtin()),
+        reuse_(options.reuse_buffers && !options.trace),
+        fold_(options.fold_transposes && !options.trace && !options.registry) {
     for (const auto& f : model.functions) {
       functions_[normalize_domain(f->domain) + '\0' + f->name] = f.get();
     }
@@ -137,7 +209,10 @@ class Session::Executor {
   const Plan& plan_for(const ir::Graph& g) {
     auto it = plans_.find(&g);
     if (it != plans_.end()) return it->second;
-    return plans_.emplace(&g, make_plan(g, fuse_)).first->second;
+    // A model-local function named MatMul in the default domain would get
+    // the untransposed tensor: no folding then.
+    const bool fold = fold_ && !functions_.count(std::string("\0MatMul", 7));
+    return plans_.emplace(&g, make_plan(g, fuse_, fold)).first->second;
   }
 
   // Binds initializers of `g` (not overridden by an input) into `f`.
@@ -153,15 +228,46 @@ class Session::Executor {
   void run_graph(const ir::Graph& g, Frame& f) {
     const Plan& p = plan_for(g);
     RunLimits* limits = current_run_limits();
+    // Outputs of Transposes folded in this run (bound untransposed), with
+    // their perms, until their MatMul runs.
+    std::vector<std::pair<const ir::Value*, const std::vector<int64_t>*>> folded;
+    std::vector<const std::vector<int64_t>*> perms;
     for (size_t k = 0; k < p.order.size(); ++k) {
       if (limits) limits->check();
+      const ir::Node& n = *p.order[k];
       if (p.fused[k]) {
         run_fused(*p.fused[k], f);
+      } else if (p.fold[k] && fold_input(n, p.fold[k]->size(), f)) {
+        folded.emplace_back(n.output(0), p.fold[k]);
       } else {
-        run_node(*p.order[k], f);
+        perms.clear();
+        for (size_t i = 0; !folded.empty() && i < n.num_inputs(); ++i) {
+          auto it = std::find_if(folded.begin(), folded.end(),
+                                 [&](const auto& e) { return e.first == n.input(i); });
+          if (it == folded.end()) continue;
+          perms.resize(n.num_inputs(), nullptr);
+          perms[i] = it->second;
+          folded.erase(it);
+        }
+        run_node(n, f, reuse_ ? p.reusable[k] : 0, perms);
       }
       for (const ir::Value* v : p.release_after[k]) f.values.erase(v);
     }
+  }
+
+  // A folded Transpose of `rank` axes: binds its output to its input's
+  // tensor when that is a tensor of this rank (else the node runs, and
+  // reports what is wrong).
+  bool fold_input(const ir::Node& n, size_t rank, Frame& f) {
+    const Value* in = f.find(n.input(0));
+    if (!in || !in->is_tensor() || in->tensor().rank() != rank) return false;
+    if (options_.trace_enter && (f.depth == 0 || options_.trace_nested)) {
+      options_.trace_enter(n, f.depth);
+    }
+    Value v = *in;
+    f.values.insert_or_assign(n.output(0), std::move(v));
+    ++transposes_folded_;
+    return true;
   }
 
   std::vector<Value> collect_outputs(const ir::Graph& g, const Frame& f) {
@@ -311,7 +417,7 @@ class Session::Executor {
                     {.node = grp.add->display_name()});
       }
     }
-    run_node(*grp.conv, f, &tail);
+    run_node(*grp.conv, f, 0, {}, &tail);
     if (tail.applied) {
       auto it = f.values.find(grp.conv->output(0));
       Value v = std::move(it->second);
@@ -324,7 +430,12 @@ class Session::Executor {
     }
   }
 
-  void run_node(const ir::Node& n, Frame& f, FusedTail* tail = nullptr) {
+  // `reusable`: the plan's reusable inputs of `n` (Plan::reusable).
+  // `perms`: per input, the perm of a folded Transpose that computes it
+  // (empty: none). `tail`: the Add/Relu of a fused group when `n` is its Conv.
+  void run_node(const ir::Node& n, Frame& f, uint64_t reusable = 0,
+                std::span<const std::vector<int64_t>* const> perms = {},
+                FusedTail* tail = nullptr) {
     if (stack_headroom_low()) {
       throw_nested_too_deeply("node '" + n.display_name() + "' (" + n.op_type() + ")");
     }
@@ -362,8 +473,11 @@ class Session::Executor {
         KernelContext ctx(n, inputs, outputs, opset, f.attrs, &runner);
         ctx.set_kernel_states(&kernel_states_);
         ctx.set_fused_tail(tail);
+        ctx.set_reusable_inputs(reusable);
+        ctx.set_input_perms(perms);
         try {
           k(ctx);
+          if (ctx.reused_input()) ++buffers_reused_;
         } catch (const Error& e) {
           if (!e.where().node.empty()) throw;
           throw Error(e.kind(), n.op_type() + ": " + e.message(), {.node = n.display_name()});
@@ -471,6 +585,12 @@ class Session::Executor {
   KernelContext::KernelStates kernel_states_;
   std::unordered_map<std::string, std::shared_ptr<const ir::Function>> bodies_;
   std::unordered_map<const ir::Node*, const schema::OpSignature*> signatures_;
+  const bool reuse_;  // the memory plan's in-place outputs are on
+  const bool fold_;   // Transposes into MatMul are folded (builtin kernels only)
+
+ public:
+  int64_t buffers_reused_ = 0;
+  int64_t transposes_folded_ = 0;
 };
 
 Session::Session(const ir::Model& model, SessionOptions options)
@@ -486,6 +606,14 @@ Session::Session(const ir::Model& model, SessionOptions options)
 }
 
 Session::~Session() = default;
+
+int64_t Session::buffers_reused() const {
+  return exec_->buffers_reused_;
+}
+
+int64_t Session::transposes_folded() const {
+  return exec_->transposes_folded_;
+}
 
 std::vector<std::string> Session::output_names() const {
   std::vector<std::string> names;

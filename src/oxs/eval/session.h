@@ -80,6 +80,16 @@ struct SessionOptions {
   // its Conv node with the last member's outputs, and never see the Add and
   // Relu nodes: turn it off to trace or capture every node.
   bool fuse = true;
+  // Memory plan: an elementwise kernel may write its output into the buffer
+  // of an input whose value dies at that node (see session.cc's Plan); off
+  // while a `trace` hook is set (it sees the node's inputs after the node
+  // ran). Results are the same either way.
+  bool reuse_buffers = true;
+  // A Transpose that feeds only a MatMul and keeps the last axis among the
+  // last two is not run: the MatMul reads the Transpose's input in place, as
+  // GEMM operands with strides. Off while a `trace` hook is set (it would
+  // see the untransposed tensor) and with a custom `registry`.
+  bool fold_transposes = true;
 };
 
 // The live-bytes budget a run with options `o` gets.
@@ -110,6 +120,10 @@ class Session {
                                   std::span<const ir::Attr> attrs);
 
   const ir::Model& model() const { return model_; }
+  // Outputs written in place into a dying input's buffer so far (all runs).
+  int64_t buffers_reused() const;
+  // Transpose nodes skipped by fold_transposes so far (all runs).
+  int64_t transposes_folded() const;
 
  private:
   class Executor;

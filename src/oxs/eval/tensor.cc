@@ -150,6 +150,7 @@ void Tensor::allocate(bool zeroed) {
   }
   data_ = buf.get();
   keep_ = refund_on_free(std::move(buf), int64_t(rounded));
+  owned_ = true;
 }
 
 Tensor Tensor::from_ir(std::shared_ptr<const ir::Tensor> t) {

@@ -95,6 +95,10 @@ class Tensor {
   Tensor bitcast(DataType dtype) const;
   // A deep copy with its own buffer.
   Tensor clone() const;
+  // Whether this tensor is the only holder of a numeric buffer the evaluator
+  // allocated (not a view of an initializer's bytes, no copy or reshaped
+  // alias alive): a kernel may then write its output into it (in place).
+  bool sole_owner() const { return owned_ && keep_.use_count() == 1; }
 
   // Element i as double (numeric types and bool), for printing and tests.
   double get_as_double(int64_t i) const;
@@ -113,6 +117,7 @@ class Tensor {
   std::shared_ptr<const void> keep_;  // owner of data_
   void* data_ = nullptr;
   std::shared_ptr<std::vector<std::string>> strings_;
+  bool owned_ = false;  // data_ lies in a buffer allocate() made
 };
 
 // A runtime value: a tensor, a sequence, an optional or a map. `type` is kept

@@ -110,7 +110,7 @@ bool unary(KernelContext& ctx, void (*span)(const float*, float*, int64_t)) {
   if (!enabled()) return false;
   const Tensor& x = ctx.tensor(0);
   if (x.dtype() != DataType::Float) return false;
-  Tensor& y = ctx.alloc_output_uninitialized(0, DataType::Float, x.dims());
+  Tensor& y = ctx.alloc_output_reusing(0, DataType::Float, x.dims(), {0});
   const float* px = x.data<float>();
   float* py = y.mutable_data<float>();
   const int64_t vecs = (x.numel() + 15) / 16;

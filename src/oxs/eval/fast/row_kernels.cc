@@ -135,7 +135,9 @@ bool layer_norm(KernelContext& ctx) {
   for (int64_t i = 0; i < r; ++i) (i < axis ? rows : cols) *= x.dim(size_t(i));
   if (cols == 0) return false;
   const float eps = ctx.attr_float("epsilon", 1e-5f);
-  Tensor& y = ctx.alloc_output_uninitialized(0, DataType::Float, x.dims());
+  // A row of y is written after its row of x is read (twice): y may take
+  // x's buffer when x dies here.
+  Tensor& y = ctx.alloc_output_reusing(0, DataType::Float, x.dims(), {0});
   const float* px = x.data<float>();
   float* py = y.mutable_data<float>();
   const float* ps = scale.data<float>();

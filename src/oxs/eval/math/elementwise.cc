@@ -36,14 +36,17 @@ struct DivOp {
 };
 
 // Before opset 7, binary ops broadcast only with broadcast=1, aligning B
-// at `axis` of A: reshape B so numpy broadcasting does the same.
-Tensor legacy_broadcast(const KernelContext& ctx, const Tensor& a, const Tensor& b) {
+// at `axis` of A: B reshaped (into `holder`) so numpy broadcasting does the
+// same; else B itself.
+const Tensor& legacy_broadcast(const KernelContext& ctx, const Tensor& a, const Tensor& b,
+                               Tensor& holder) {
   if (ctx.opset() >= 7 || ctx.attr_int("broadcast", 0) == 0 || !ctx.has_attr("axis")) return b;
   int64_t axis = ctx.attr_int("axis", 0);
   if (axis < 0) axis += int64_t(a.rank());
   Dims d = b.dims();
   for (int64_t i = axis + int64_t(b.rank()); i < int64_t(a.rank()); ++i) d.push_back(1);
-  return b.reshaped(d);
+  holder = b.reshaped(d);
+  return holder;
 }
 
 // Same-type arithmetic on two inputs.
@@ -59,9 +62,14 @@ constexpr fast::Binary fast_binary() {
 template <class Op>
 void arith_kernel(KernelContext& ctx) {
   const Tensor& a = ctx.tensor(0);
-  const Tensor b = legacy_broadcast(ctx, a, ctx.tensor(1));
+  Tensor b_holder;
+  const Tensor& b = legacy_broadcast(ctx, a, ctx.tensor(1), b_holder);
   require_same_dtype(ctx, a, b);
-  Tensor& out = ctx.alloc_output(0, a.dtype(), broadcast_shapes(a.dims(), b.dims()));
+  // Every element is written (by the fast path or binary_broadcast), each
+  // after reading the operands' elements at its own index: the output may
+  // take over a dying input's buffer (the session's memory plan).
+  Tensor& out =
+      ctx.alloc_output_reusing(0, a.dtype(), broadcast_shapes(a.dims(), b.dims()), {0, 1});
   if (fast::binary(fast_binary<Op>(), a, b, out)) return;
   dispatch_arith(a.dtype(), [&](auto tag) {
     using T = decltype(tag);

@@ -15,7 +15,8 @@ namespace {
 template <class F>
 void unary_float(KernelContext& ctx, F&& f) {
   const Tensor& x = ctx.tensor(0);
-  Tensor& out = ctx.alloc_output(0, x.dtype(), x.dims());
+  // Element i is read before it is written: x's buffer may be reused.
+  Tensor& out = ctx.alloc_output_reusing(0, x.dtype(), x.dims(), {0});
   dispatch_float(x.dtype(), [&](auto tag) {
     using T = decltype(tag);
     using C = compute_t<T>;
@@ -30,7 +31,7 @@ void unary_float(KernelContext& ctx, F&& f) {
 template <class F>
 void unary_arith(KernelContext& ctx, F&& f) {
   const Tensor& x = ctx.tensor(0);
-  Tensor& out = ctx.alloc_output(0, x.dtype(), x.dims());
+  Tensor& out = ctx.alloc_output_reusing(0, x.dtype(), x.dims(), {0});
   dispatch_arith(x.dtype(), [&](auto tag) {
     using T = decltype(tag);
     using C = compute_t<T>;
@@ -191,7 +192,7 @@ void isinf_k(KernelContext& ctx) {
 
 void clip_k(KernelContext& ctx) {
   const Tensor& x = ctx.tensor(0);
-  Tensor& out = ctx.alloc_output(0, x.dtype(), x.dims());
+  Tensor& out = ctx.alloc_output_reusing(0, x.dtype(), x.dims(), {0});
   dispatch_arith(x.dtype(), [&](auto tag) {
     using T = decltype(tag);
     using C = compute_t<T>;

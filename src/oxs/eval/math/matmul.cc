@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <map>
+#include <optional>
 #include <string_view>
 
 #include "oxs/eval/broadcast.h"
@@ -13,6 +14,7 @@
 #include "oxs/eval/fast/packed_weights.h"
 #include "oxs/eval/kernel_util.h"
 #include "oxs/eval/math/gemm.h"
+#include "oxs/eval/parallel/thread_pool.h"
 #include "oxs/eval/validate/checked.h"
 
 namespace oxs::eval {
@@ -73,35 +75,104 @@ void gemm_f64(bool ta, bool tb, int64_t m, int64_t n, int64_t k, double alpha, c
               blasint(ldc));
 }
 
+namespace {
+
+// One MatMul operand as batches of matrices read in place: logical dims
+// (after 1-D promotion and the folded Transpose's perm), element strides per
+// logical dim, and how the GEMM reads each matrix (transposed or not, ld).
+struct Operand {
+  Dims dims;
+  std::vector<int64_t> strides;
+  bool trans = false;
+  int64_t ld = 0;
+  // Element offset of batch entry `i` of `batch` (right-aligned, size-1
+  // dims broadcast).
+  Dims batch_strides(const Dims& batch) const {
+    const size_t nb = dims.size() - 2, off = batch.size() - nb;
+    Dims st(batch.size(), 0);
+    for (size_t d = 0; d < nb; ++d) st[off + d] = dims[d] == 1 ? 0 : strides[d];
+    return st;
+  }
+};
+
+// `t` (rank >= 2) permuted by `perm` when given. Null when the matrices have
+// no unit-stride axis (a perm that moves the last axis out of them).
+std::optional<Operand> operand(const Tensor& t, const std::vector<int64_t>* perm) {
+  Operand o;
+  const auto rs = row_major_strides(t.dims());
+  const size_t r = t.rank();
+  for (size_t i = 0; i < r; ++i) {
+    const size_t from = perm ? size_t((*perm)[i]) : i;
+    o.dims.push_back(t.dim(from));
+    o.strides.push_back(rs[from]);
+  }
+  const int64_t rows = o.dims[r - 2], cols = o.dims[r - 1];
+  const int64_t row_st = o.strides[r - 2], col_st = o.strides[r - 1];
+  if (col_st == 1 || cols == 1) {
+    o.ld = rows == 1 ? std::max<int64_t>(cols, 1) : row_st;
+  } else if (row_st == 1 || rows == 1) {
+    o.trans = true;
+    o.ld = col_st;
+  } else {
+    return std::nullopt;
+  }
+  return o;
+}
+
+}  // namespace
+
 // Batched matmul with numpy semantics (1-D promotion, batch broadcasting).
 // A and B have element type T; the result has type O (= T, or int32 for
 // MatMulInteger, which passes zero-point-shifted int32 inputs).
-Tensor matmul_tensors(const KernelContext& ctx, const Tensor& a0, const Tensor& b0) {
+Tensor matmul_tensors(const KernelContext& ctx, const Tensor& a0, const Tensor& b0,
+                      const std::vector<int64_t>* perm_a, const std::vector<int64_t>* perm_b) {
   Tensor a = a0, b = b0;
-  bool a1 = a.rank() == 1, b1 = b.rank() == 1;
+  bool a1 = a.rank() == 1 && !perm_a, b1 = b.rank() == 1 && !perm_b;
   if (a1) a = a.reshaped({1, a.dim(0)});
   if (b1) b = b.reshaped({b.dim(0), 1});
   if (a.rank() < 2 || b.rank() < 2) ctx.fail("inputs must have rank >= 1");
-  int64_t m = a.dim(a.rank() - 2), k = a.dim(a.rank() - 1);
-  int64_t k2 = b.dim(b.rank() - 2), n = b.dim(b.rank() - 1);
-  if (k != k2) {
-    ctx.fail("inner dimensions differ: " + dims_to_string(a0.dims()) + " x " +
-             dims_to_string(b0.dims()));
+  std::optional<Operand> oa = operand(a, perm_a), ob = operand(b, perm_b);
+  // An operand read transposed must give the bits it gives stored plainly
+  // (the Transpose run): the AVX-512 SGEMM packs both alike and the plain
+  // loops of the other types sum alike, but OpenBLAS and the small-m dot
+  // products (fast::small_m_gemm) sum in another order for a transposed B,
+  // so there the Transpose is materialized, as when it is not readable in
+  // place at all.
+  bool trans_alike = a.dtype() != DataType::Double;
+  if (a.dtype() == DataType::Float && oa) {
+    const int64_t rows = oa->dims[oa->dims.size() - 2];
+    trans_alike =
+        gemm_f32_uses_avx512(rows, 1, 1) && (rows > fast::kSmallGemmRows || !fast::enabled());
   }
-  Dims ab(a.dims().begin(), a.dims().end() - 2), bb(b.dims().begin(), b.dims().end() - 2);
+  if (!oa || (oa->trans && !trans_alike)) {
+    a = transpose_tensor(a, *perm_a);
+    oa = operand(a, nullptr);
+  }
+  if (!ob || (ob->trans && !trans_alike)) {
+    b = transpose_tensor(b, *perm_b);
+    ob = operand(b, nullptr);
+  }
+  const size_t ra = oa->dims.size(), rb = ob->dims.size();
+  const int64_t m = oa->dims[ra - 2], k = oa->dims[ra - 1];
+  const int64_t k2 = ob->dims[rb - 2], n = ob->dims[rb - 1];
+  if (k != k2) {
+    ctx.fail("inner dimensions differ: " + dims_to_string(perm_a ? oa->dims : a0.dims()) + " x " +
+             dims_to_string(perm_b ? ob->dims : b0.dims()));
+  }
+  Dims ab(oa->dims.begin(), oa->dims.end() - 2), bb(ob->dims.begin(), ob->dims.end() - 2);
   Dims batch = broadcast_shapes(ab, bb);
   Dims od = batch;
   od.push_back(m);
   od.push_back(n);
-  Tensor out(a.dtype(), od);
+  Tensor out = Tensor::uninitialized(a.dtype(), od);  // every GEMM below has beta 0
   int64_t nb = checked_numel(batch);
-  auto sa = broadcast_strides(ab, batch), sb = broadcast_strides(bb, batch);
+  const Dims sa = oa->batch_strides(batch), sb = ob->batch_strides(batch);
   auto bs = row_major_strides(batch);
   // B shared by every batch entry (a weight matrix, as in x[L, N, E] x W[E, F]):
   // A's batch rows are contiguous, so the whole product is one GEMM of
   // (batch * m) rows, B packed once instead of once per batch entry. Each
   // output element sums over k in the same order either way.
-  const bool b_shared = checked_numel(bb) == 1 && checked_numel(ab) == nb;
+  const bool b_shared = !perm_a && !perm_b && checked_numel(bb) == 1 && checked_numel(ab) == nb;
   dispatch_arith(a.dtype(), [&](auto tag) {
     using T = decltype(tag);
     const T* pa = a.data<T>();
@@ -111,16 +182,21 @@ Tensor matmul_tensors(const KernelContext& ctx, const Tensor& a0, const Tensor& 
       gemm<T>(false, false, nb * m, n, k, 1, pa, k, pb, n, 0, po, n);
       return;
     }
-    for (int64_t i = 0; i < nb; ++i) {
-      int64_t ia = 0, ib = 0;
-      for (size_t d = 0; d < batch.size(); ++d) {
-        int64_t c = (i / bs[d]) % batch[d];
-        ia += c * sa[d];
-        ib += c * sb[d];
+    // Batch entries (attention heads) split over the threads, each GEMM on
+    // one thread: one wake-up per MatMul instead of one per small GEMM. A
+    // GEMM's result does not depend on the threads it runs on.
+    parallel_for(nb, 2.0 * double(m) * double(n) * double(k), [&](int64_t i0, int64_t i1) {
+      for (int64_t i = i0; i < i1; ++i) {
+        int64_t ia = 0, ib = 0;
+        for (size_t d = 0; d < batch.size(); ++d) {
+          int64_t c = (i / bs[d]) % batch[d];
+          ia += c * sa[d];
+          ib += c * sb[d];
+        }
+        gemm<T>(oa->trans, ob->trans, m, n, k, 1, pa + ia, oa->ld, pb + ib, ob->ld, 0,
+                po + i * m * n, n);
       }
-      gemm<T>(false, false, m, n, k, 1, pa + ia * m * k, k, pb + ib * k * n, n, 0, po + i * m * n,
-              n);
-    }
+    });
   });
   Dims fd(batch);
   if (!a1) fd.push_back(m);
@@ -130,20 +206,62 @@ Tensor matmul_tensors(const KernelContext& ctx, const Tensor& a0, const Tensor& 
 
 namespace {
 
+// `t` permuted by `perm` as a reshaped tensor when the perm moves only
+// size-1 dims (the order of the elements stays), else nothing.
+std::optional<Tensor> permuted_in_order(const Tensor& t, const std::vector<int64_t>& perm) {
+  Dims dims;
+  int64_t last = -1;
+  for (int64_t from : perm) {
+    dims.push_back(t.dim(size_t(from)));
+    if (t.dim(size_t(from)) == 1) continue;
+    if (from < last) return std::nullopt;
+    last = from;
+  }
+  return t.reshaped(std::move(dims));
+}
+
 void matmul_k(KernelContext& ctx) {
-  const Tensor& a = ctx.tensor(0);
-  const Tensor& b = ctx.tensor(1);
-  require_same_dtype(ctx, a, b);
+  const Tensor& a0 = ctx.tensor(0);
+  const Tensor& b0 = ctx.tensor(1);
+  require_same_dtype(ctx, a0, b0);
+  // A Transpose folded into this MatMul (session.cc's Plan::fold): read in
+  // place as strided GEMM operands, unless the perm keeps the element order
+  // (then it is a reshape), or A is permuted against a single B matrix,
+  // where one GEMM over all of A's rows (B packed once) beats a GEMM per
+  // batch entry: then A is transposed first, as without folding.
+  const std::vector<int64_t>* perm_a = ctx.input_perm(0);
+  const std::vector<int64_t>* perm_b = ctx.input_perm(1);
+  Tensor a_view, b_view;
+  const Tensor* pa = &a0;
+  const Tensor* pb = &b0;
+  if (perm_a) {
+    if (auto v = permuted_in_order(a0, *perm_a)) {
+      a_view = std::move(*v);
+    } else if (b0.rank() <= 2 && !perm_b) {
+      a_view = transpose_tensor(a0, *perm_a);
+    }
+    if (a_view.defined()) pa = &a_view, perm_a = nullptr;
+  }
+  if (perm_b) {
+    if (auto v = permuted_in_order(b0, *perm_b))
+      b_view = std::move(*v), pb = &b_view, perm_b = nullptr;
+  }
+  if (perm_a || perm_b) {
+    ctx.set_output(0, matmul_tensors(ctx, *pa, *pb, perm_a, perm_b));
+    return;
+  }
+  const Tensor& a = *pa;
+  const Tensor& b = *pb;
   // x [..., k] times a constant weight W [k, n]: one GEMM over all rows of x
   // with W packed once per session.
   if (a.rank() >= 2 && b.rank() == 2 && a.dim(a.rank() - 1) == b.dim(0) &&
       a.numel() > fast::kSmallGemmRows * b.dim(0)) {
     const int64_t k = b.dim(0), n = b.dim(1);
-    if (const PackedB* pb = fast::packed_weight_b(ctx, 1, b, false, k, n)) {
+    if (const PackedB* packed = fast::packed_weight_b(ctx, 1, b, false, k, n)) {
       Dims od = a.dims();
       od.back() = n;
       Tensor& out = ctx.alloc_output_uninitialized(0, DataType::Float, od);
-      sgemm_avx512_packed(false, a.numel() / k, 1.0f, a.data<float>(), k, *pb, 0.0f,
+      sgemm_avx512_packed(false, a.numel() / k, 1.0f, a.data<float>(), k, *packed, 0.0f,
                           out.mutable_data<float>(), n);
       return;
     }
@@ -166,7 +284,7 @@ void gemm_k(KernelContext& ctx) {
   if (c && beta != 0) {
     out = expand_tensor(*c, {m, n});
   } else {
-    out = Tensor(a.dtype(), {m, n});
+    out = Tensor::uninitialized(a.dtype(), {m, n});  // beta 0: C is not read
     beta = 0;
   }
   const PackedB* pb =

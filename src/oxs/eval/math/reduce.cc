@@ -250,7 +250,9 @@ void softmax_k(KernelContext& ctx) {
       inner = checked_mul(ctx, inner, x.dim(size_t(i)), "inner size");
     }
   }
-  Tensor& out = ctx.alloc_output(0, x.dtype(), x.dims());
+  // Both paths write every element, each after reading all of its row (or
+  // column) of x: the output may take x's buffer when x dies here.
+  Tensor& out = ctx.alloc_output_reusing(0, x.dtype(), x.dims(), {0});
   if (K != Soft::Hardmax && inner == 1 &&
       fast::softmax_rows(x, out, outer, len, K == Soft::LogSoftmax)) {
     return;

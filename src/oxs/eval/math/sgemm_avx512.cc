@@ -109,13 +109,15 @@ struct MatrixB {
       }
       return bp;
     }
+    // B^T stored: column j of B is a row of the stored matrix; read each
+    // one sequentially (a folded Transpose's operand is often strided).
     for (int64_t jr = 0; jr < nc; jr += NR) {
       const int64_t cols = std::min(NR, nc - jr);
       float* dst = bp + jr * kc;
-      for (int64_t kk = 0; kk < kc; ++kk) {
-        for (int64_t j = 0; j < NR; ++j) {
-          dst[kk * NR + j] = j < cols ? b[(j0 + jr + j) * ldb + p0 + kk] : 0.0f;
-        }
+      if (cols < NR) std::fill_n(dst, kc * NR, 0.0f);
+      for (int64_t j = 0; j < cols; ++j) {
+        const float* src = b + (j0 + jr + j) * ldb + p0;
+        for (int64_t kk = 0; kk < kc; ++kk) dst[kk * NR + j] = src[kk];
       }
     }
     return bp;

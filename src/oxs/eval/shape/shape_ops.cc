@@ -156,7 +156,7 @@ Tensor transpose_tensor(const Tensor& x, const std::vector<int64_t>& perm) {
   size_t r = x.rank();
   Dims od(r);
   for (size_t i = 0; i < r; ++i) od[i] = x.dim(size_t(perm[i]));
-  Tensor out(x.dtype(), od);
+  Tensor out = Tensor::uninitialized(x.dtype(), od);  // every element is copied
   if (x.numel() == 0) return out;
   auto is = row_major_strides(x.dims());
   std::vector<int64_t> st(r);  // input stride for each output dim
@@ -174,7 +174,11 @@ Tensor transpose_tensor(const Tensor& x, const std::vector<int64_t>& perm) {
     int64_t off = 0;
     const int64_t total = out.numel();
     for (int64_t o = 0; o < total; o += inner) {
-      for (int64_t i = 0; i < inner; ++i) po[o + i] = px[off + i * inner_st];
+      if (inner_st == 1) {  // the last axis stays last: copy whole rows
+        std::copy(px + off, px + off + inner, po + o);
+      } else {
+        for (int64_t i = 0; i < inner; ++i) po[o + i] = px[off + i * inner_st];
+      }
       for (size_t d = r - 1; d-- > 0;) {
         ++idx[d];
         off += st[d];
@@ -237,7 +241,7 @@ Tensor concat_tensors(const std::vector<const Tensor*>& parts, int64_t axis) {
 // Slice of x: per dim start, step and output size.
 Tensor slice_tensor(const Tensor& x, const std::vector<int64_t>& start,
                     const std::vector<int64_t>& step, const Dims& od) {
-  Tensor out(x.dtype(), od);
+  Tensor out = Tensor::uninitialized(x.dtype(), od);  // every element is copied
   if (out.numel() == 0) return out;
   size_t r = x.rank();
   auto is = row_major_strides(x.dims());
@@ -259,7 +263,11 @@ Tensor slice_tensor(const Tensor& x, const std::vector<int64_t>& start,
     std::vector<int64_t> idx(r, 0);
     int64_t off = 0;
     for (int64_t o = 0; o < out.numel(); o += inner) {
-      for (int64_t i = 0; i < inner; ++i) po[o + i] = px[off + i * ist];
+      if (ist == 1) {
+        std::copy(px + off, px + off + inner, po + o);
+      } else {
+        for (int64_t i = 0; i < inner; ++i) po[o + i] = px[off + i * ist];
+      }
       for (size_t d = r - 1; d-- > 0;) {
         ++idx[d];
         off += st[d];
@@ -278,7 +286,7 @@ Tensor expand_tensor(const Tensor& x, const Dims& od) {
     throw Error(ErrorKind::Invalid,
                 "cannot broadcast shape " + dims_to_string(x.dims()) + " to " + dims_to_string(od));
   }
-  Tensor out(x.dtype(), od);
+  Tensor out = Tensor::uninitialized(x.dtype(), od);  // every element is copied
   dispatch_copy(x.dtype(), [&](auto tag) {
     using T = decltype(tag);
     const T* px = x.data<T>();
