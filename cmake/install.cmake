@@ -75,6 +75,9 @@ endforeach()
 add_library(oxs_all INTERFACE)
 set_target_properties(oxs_all PROPERTIES EXPORT_NAME oxs)
 target_link_libraries(oxs_all INTERFACE ${OXS_INSTALL_LIBS})
+# Libraries of a sanitizer build (OXS_SANITIZE) need the sanitizer runtimes
+# in the program that links them.
+target_link_options(oxs_all INTERFACE ${OXS_SANITIZE_LINK_OPTIONS})
 add_library(oxs::oxs ALIAS oxs_all)
 
 install(TARGETS oxs RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
@@ -106,6 +109,9 @@ get_target_property(OXS_PC_BLAS oxs_eval INTERFACE_LINK_LIBRARIES)
 # (OpenBLAS, RE2 and the image libraries, linked by path.)
 list(FILTER OXS_PC_BLAS INCLUDE REGEX "openblas|re2|jpeg|png|webp|tiff|openjp2")
 string(REPLACE ";" " " OXS_PC_BLAS "${OXS_PC_BLAS}")
+foreach(opt ${OXS_SANITIZE_LINK_OPTIONS})  # as for oxs::oxs above
+  string(APPEND OXS_PC_BLAS " ${opt}")
+endforeach()
 # The prefix relative to the .pc file, so that an installed tree can move.
 file(RELATIVE_PATH OXS_PC_PREFIX /root/${CMAKE_INSTALL_LIBDIR}/pkgconfig /root)
 configure_file(${PROJECT_SOURCE_DIR}/cmake/oxs.pc.in ${PROJECT_BINARY_DIR}/oxs.pc @ONLY)

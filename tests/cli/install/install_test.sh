@@ -40,7 +40,10 @@ site=$(find "$prefix/lib" -path '*-packages/oxs/__init__.py' -printf '%h\n' | he
 [[ -n "$site" ]] && ls "$site"/_core*.so > /dev/null ||
   { echo "no oxs Python package (with its _core module) under $prefix/lib"; exit 1; }
 abs_model=$(realpath "$model")  # the check runs in $tmp, away from any source tree
-out=$(cd "$tmp" && PYTHONPATH="$(dirname "$site")" /usr/bin/python3 -c '
+# OXS_PYTHON_ENV: what a sanitizer build's tests give /usr/bin/python3
+# (tests/cli/CMakeLists.txt); empty otherwise.
+read -ra python_env <<< "${OXS_PYTHON_ENV:-}"
+out=$(cd "$tmp" && env "${python_env[@]}" PYTHONPATH="$(dirname "$site")" /usr/bin/python3 -c '
 import sys
 import numpy as np
 import oxs
