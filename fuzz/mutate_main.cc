@@ -51,8 +51,8 @@ void on_signal(int sig) {
   static const char msg[] = "oxs_fuzz_mutate: signal while running an input (saved)\n";
   ssize_t ignored = ::write(2, msg, sizeof msg - 1);
   (void)ignored;
-  std::signal(sig, SIG_DFL);
-  std::raise(sig);
+  signal(sig, SIG_DFL);
+  raise(sig);
 }
 
 std::vector<uint8_t> read_file(const fs::path& p) {
@@ -149,7 +149,16 @@ int main(int argc, char** argv) {
     return 2;
   }
   std::snprintf(g_finding_path, sizeof g_finding_path, "mutate-finding-%s.bin", name.c_str());
-  for (int sig : {SIGSEGV, SIGABRT, SIGFPE, SIGBUS, SIGILL}) std::signal(sig, on_signal);
+  // The handler runs on its own stack, so a stack overflow is saved too.
+  static std::vector<char> alt(1 << 16);
+  stack_t ss{};
+  ss.ss_sp = alt.data();
+  ss.ss_size = alt.size();
+  sigaltstack(&ss, nullptr);
+  struct sigaction sa {};
+  sa.sa_handler = on_signal;
+  sa.sa_flags = SA_ONSTACK;
+  for (int sig : {SIGSEGV, SIGABRT, SIGFPE, SIGBUS, SIGILL}) sigaction(sig, &sa, nullptr);
 
   std::mt19937_64 rng(seed);
   const auto end = std::chrono::steady_clock::now() +

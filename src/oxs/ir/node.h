@@ -51,7 +51,9 @@ class Node {
 
   // ---- inputs ----
   size_t num_inputs() const { return inputs_.size(); }
-  Value* input(size_t i) const { return inputs_[i].value; }
+  // Null for an omitted optional input, and for any i past the inputs the
+  // node has (so a hostile model's missing input reads as omitted).
+  Value* input(size_t i) const { return i < inputs_.size() ? inputs_[i].value : nullptr; }
   std::vector<Value*> inputs() const;
   void set_input(size_t i, Value* v);
   void append_input(Value* v);
@@ -61,7 +63,8 @@ class Node {
 
   // ---- outputs ----
   size_t num_outputs() const { return outputs_.size(); }
-  Value* output(size_t i) const { return outputs_[i].get(); }
+  // Null for an omitted optional output and past the outputs the node has.
+  Value* output(size_t i) const { return i < outputs_.size() ? outputs_[i].get() : nullptr; }
   std::vector<Value*> outputs() const;
   // Adds a fresh output; returns it.
   Value* append_output(std::string name = {});

@@ -189,6 +189,13 @@ std::string beyond_libonnx(const ir::Model& model) {
   if (std::string why = imports_beyond(model.opset_imports); !why.empty()) return why;
   for (const auto& f : model.functions) {
     if (std::string why = imports_beyond(f->opset_imports); !why.empty()) return why;
+    // libonnx 1.12 keys functions by (domain, name): it would take a call of
+    // one overload, or a plain op of that name, for another overload, even
+    // for a function that then calls itself forever.
+    if (f && !f->overload.empty()) {
+      return "function overloads (IR 10: " + f->domain + "." + f->name + " overload '" +
+             f->overload + "')";
+    }
   }
   auto new_type = [](const ir::Type& t) {
     for (const ir::Type* x = &t; x; x = x->element()) {
