@@ -56,6 +56,7 @@ py::object attr_value(const ModelPtr& m, const ir::Attr& a) {
     case T::String:
       return py::bytes(a.s).attr("decode")("utf-8", "replace");
     case T::Tensor:
+      if (!a.t) return py::none();  // a malformed file: the type without the tensor
       return numpy_from_ir(*a.t);
     case T::Graph:
       return py::cast(view<ir::Graph>(m, a.g.get()));

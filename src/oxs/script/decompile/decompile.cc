@@ -602,6 +602,11 @@ class Decompiler {
         return "[" + join(v, ", ") + "]";
       }
       case AttrType::Tensor:
+        if (!a.t) {
+          throw Error(ErrorKind::Invalid,
+                      "attribute '" + a.name + "' is a tensor attribute without a tensor",
+                      {.node = n.display_name()});
+        }
         return tensor(*a.t, a.t->name.empty() ? a.name : a.t->name);
       case AttrType::TypeProto: {
         // A type attribute (Optional's `type`) is written as the annotation
