@@ -9,6 +9,8 @@
 #include <regex>
 
 #include "oxs/eval/npy.h"
+#include "oxs/ir/model.h"
+#include "oxs/onnx/model_io.h"
 #include "run_oxs.h"
 
 namespace oxs::testing {
@@ -123,6 +125,62 @@ TEST(CliRunOptions, ProfileListsOpTypesAndNodes) {
     sum += n["percent"].get<double>();
   }
   EXPECT_NEAR(sum, 100.0, 1e-6);
+}
+
+// x -> Conv (3x3, pads 1) -> Relu -> y: the evaluator runs the two as one
+// fused node, and the profile names the group after both op types.
+std::string conv_relu_model(const TempDir& dir) {
+  ir::Model m;
+  m.ir_version = 8;
+  m.opset_imports = {{"", 17}};
+  ir::Graph& g = *m.graph;
+  g.set_name("conv_relu");
+  auto f32 = [](std::vector<int64_t> dims) {
+    std::vector<ir::Dim> d;
+    for (int64_t v : dims) d.push_back(ir::Dim::known(v));
+    return ir::Type::tensor(ir::DataType::Float, ir::Shape(d));
+  };
+  ir::Value* x = g.add_input("x", f32({1, 3, 8, 8}));
+  std::vector<float> w(4 * 3 * 3 * 3);
+  for (size_t i = 0; i < w.size(); ++i) w[i] = float(i % 7) * 0.25f - 0.75f;
+  ir::Value* wv =
+      g.add_initializer("w", std::make_shared<ir::Tensor>(ir::Tensor::from<float>(
+                                 ir::DataType::Float, {4, 3, 3, 3}, std::span<const float>(w))));
+  ir::Value* conv_in[] = {x, wv};
+  ir::Node* conv = g.create_node("Conv", conv_in);
+  conv->set_name("conv");
+  conv->set_attr(ir::Attr::of_ints("pads", {1, 1, 1, 1}));
+  ir::Value* relu_in[] = {conv->output(0)};
+  ir::Node* relu = g.create_node("Relu", relu_in);
+  relu->set_name("relu");
+  relu->output(0)->set_name("y");
+  relu->output(0)->set_type(f32({1, 4, 8, 8}));
+  g.add_output(relu->output(0));
+  const std::string path = dir.file("conv_relu.onnx");
+  onnx::save(m, path);
+  return path;
+}
+
+TEST(CliRunOptions, ProfileNamesAFusedConvGroupAfterItsOps) {
+  TempDir dir;
+  const std::string model = conv_relu_model(dir);
+  RunResult r = run_oxs({"run", model, "--random", "--profile"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(contains(r.out, "profile: 1 node of the main graph")) << r.out;
+  EXPECT_TRUE(std::regex_search(r.out, std::regex("\n    Conv\\+Relu +1 node "))) << r.out;
+  r = run_oxs({"run", model, "--random", "--profile", "--json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  Json p = Json::parse(r.out)["profile"];
+  ASSERT_EQ(p["per_node"].size(), 1u) << p.dump();
+  EXPECT_EQ(p["per_node"][0]["node"], "conv");
+  EXPECT_EQ(p["per_node"][0]["op_type"], "Conv+Relu");
+  // Saving intermediates needs every node's own output: no fusion then.
+  r = run_oxs({"run", model, "--random", "--profile", "--json", "--save-intermediates",
+               dir.file("values")});
+  ASSERT_EQ(r.code, 0) << r.err;
+  p = Json::parse(r.out)["profile"];
+  EXPECT_EQ(p["per_node"].size(), 2u) << p.dump();
+  EXPECT_TRUE(std::filesystem::exists(dir.file("values/y.npy")));
 }
 
 TEST(CliRunOptions, RepeatReportsTimingPerRun) {

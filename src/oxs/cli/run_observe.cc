@@ -276,8 +276,9 @@ Json RunObserver::profile_json() const {
 
 void RunObserver::print_profile() const {
   Json p = profile_json();
-  fmt::print("profile: {} nodes of the main graph, {:.3f} ms per run\n", p["per_node"].size(),
-             p["total_ms"].get<double>());
+  const size_t nodes = p["per_node"].size();
+  fmt::print("profile: {} node{} of the main graph, {:.3f} ms per run\n", nodes,
+             nodes == 1 ? "" : "s", p["total_ms"].get<double>());
   fmt::print("  by op type:\n");
   for (const Json& o : p["per_op_type"]) {
     fmt::print("    {:<24} {:>5} node{} {:>12.3f} ms {:>6.1f}%\n", o["op_type"].get<std::string>(),
