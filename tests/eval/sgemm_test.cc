@@ -5,10 +5,12 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <random>
 #include <vector>
 
 #include "oxs/eval/math/gemm.h"
+#include "oxs/eval/parallel/thread_pool.h"
 
 namespace oxs::eval {
 namespace {
@@ -102,6 +104,95 @@ TEST(Sgemm, GemmF32ThroughOpenBlasMatchesNaiveLoop) {
   } restore;
   set_sgemm_avx512_enabled(false);
   for (const Shape& s : shapes()) check(&gemm_f32, s);
+}
+
+// Bit patterns, so that -0 and NaN payloads count.
+uint32_t bits(float v) {
+  uint32_t u;
+  std::memcpy(&u, &v, sizeof u);
+  return u;
+}
+
+std::vector<float> random_floats(size_t n, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> u(-1, 1);
+  std::vector<float> v(n);
+  for (auto& x : v) x = u(rng);
+  return v;
+}
+
+// The packed A layout by its definition (gemm.h): 8-row panels, rows past m 0.
+TEST(SgemmPacking, PackABlockIsTheScalarLayoutBitForBit) {
+  if (!sgemm_avx512_supported()) GTEST_SKIP() << "this CPU has no AVX-512F";
+  for (bool ta : {false, true})
+    for (int64_t m : {1, 5, 8, 9, 16, 23})
+      for (int64_t kc : {1, 2, 7, 15, 16, 17, 31, 33, 64, 100})
+        for (float alpha : {1.0f, -2.0f, 0.3f}) {
+          SCOPED_TRACE(::testing::Message()
+                       << "ta=" << ta << " m=" << m << " kc=" << kc << " alpha=" << alpha);
+          const int64_t lda = (ta ? m : kc) + 3;
+          std::vector<float> a = random_floats(size_t((ta ? kc : m) * lda), unsigned(m * kc));
+          a[0] = -0.0f;  // alpha * -0 keeps its sign in the product
+          const int64_t m_pad = (m + 7) / 8 * 8;
+          std::vector<float> want(size_t(m_pad * kc), 0.0f), got(want.size(), NAN);
+          for (int64_t i = 0; i < m; ++i)
+            for (int64_t p = 0; p < kc; ++p)
+              want[size_t((i / 8) * 8 * kc + p * 8 + i % 8)] =
+                  alpha * a[size_t(ta ? p * lda + i : i * lda + p)];
+          sgemm_avx512_pack_a_block(ta, a.data(), lda, m, kc, alpha, got.data());
+          for (size_t x = 0; x < want.size(); ++x) ASSERT_EQ(bits(got[x]), bits(want[x])) << x;
+        }
+}
+
+// The packed B layout by its definition (gemm.h: PackedB): depth blocks of
+// 256, each holding 32-column panels with 32 values per depth step.
+TEST(SgemmPacking, PackBIsTheScalarLayoutBitForBit) {
+  if (!sgemm_avx512_supported()) GTEST_SKIP() << "this CPU has no AVX-512F";
+  constexpr int64_t KC = 256, NR = 32;
+  for (bool tb : {false, true})
+    for (int64_t k : {1, 3, 16, 17, 255, 256, 300})
+      for (int64_t n : {1, 7, 8, 9, 31, 32, 33, 70}) {
+        SCOPED_TRACE(::testing::Message() << "tb=" << tb << " k=" << k << " n=" << n);
+        const int64_t ldb = (tb ? k : n) + 3;
+        std::vector<float> b = random_floats(size_t((tb ? n : k) * ldb), unsigned(k * n));
+        b[1] = NAN;
+        const int64_t n_pad = (n + NR - 1) / NR * NR;
+        std::vector<float> want(size_t(k * n_pad), 0.0f);
+        for (int64_t p = 0; p < k; ++p)
+          for (int64_t j = 0; j < n; ++j) {
+            const int64_t pc = p / KC * KC, kc = std::min(KC, k - pc);
+            want[size_t(pc * n_pad + (j / NR) * NR * kc + (p - pc) * NR + j % NR)] =
+                b[size_t(tb ? j * ldb + p : p * ldb + j)];
+          }
+        auto packed = sgemm_avx512_pack_b(tb, k, n, b.data(), ldb);
+        const float* got = packed->data.get();
+        for (size_t x = 0; x < want.size(); ++x) ASSERT_EQ(bits(got[x]), bits(want[x])) << x;
+      }
+}
+
+// Two threads give the same bits as one, over the edge shapes (columns
+// split when C is wide, rows when tall).
+TEST(SgemmPacking, TwoThreadsGiveTheBitsOfOne) {
+  if (!sgemm_avx512_supported()) GTEST_SKIP() << "this CPU has no AVX-512F";
+  ThreadPool pool(2);
+  for (Shape s : shapes()) {
+    s.m *= 3;  // enough work to split
+    s.k += 40;
+    SCOPED_TRACE(::testing::Message() << "m=" << s.m << " n=" << s.n << " k=" << s.k
+                                      << " ta=" << s.ta << " tb=" << s.tb);
+    const int64_t lda = (s.ta ? s.m : s.k) + 3, ldb = (s.tb ? s.k : s.n) + 3, ldc = s.n + 3;
+    std::vector<float> a = random_floats(size_t((s.ta ? s.k : s.m) * lda), 1);
+    std::vector<float> b = random_floats(size_t((s.tb ? s.n : s.k) * ldb), 2);
+    std::vector<float> one = random_floats(size_t(s.m * ldc), 3), two = one;
+    sgemm_avx512(s.ta, s.tb, s.m, s.n, s.k, s.alpha, a.data(), lda, b.data(), ldb, s.beta,
+                 one.data(), ldc);
+    {
+      ScopedThreadPool scope(&pool);
+      sgemm_avx512(s.ta, s.tb, s.m, s.n, s.k, s.alpha, a.data(), lda, b.data(), ldb, s.beta,
+                   two.data(), ldc);
+    }
+    for (size_t x = 0; x < one.size(); ++x) ASSERT_EQ(bits(one[x]), bits(two[x])) << x;
+  }
 }
 
 }  // namespace

@@ -51,6 +51,13 @@ std::shared_ptr<const PackedB> sgemm_avx512_pack_b(bool tb, int64_t k, int64_t n
 void sgemm_avx512_packed(bool ta, int64_t m, float alpha, const float* a, int64_t lda,
                          const PackedB& b, float beta, float* c, int64_t ldc);
 
+// The packing of sgemm_avx512, exposed for tests: one depth block of
+// alpha * op(A) (m rows, kc deep; A(i, p) at a[i * lda + p], or a[p * lda + i]
+// when ta) as panels of 8 rows, ap[(i / 8) * 8 * kc + p * 8 + i % 8], rows
+// past m zero. ap holds (m + 7) / 8 * 8 * kc floats.
+void sgemm_avx512_pack_a_block(bool ta, const float* a, int64_t lda, int64_t m, int64_t kc,
+                               float alpha, float* ap);
+
 // A [m, k] (row-major, alpha 1) packed once, for a constant left operand
 // (Conv's weights, one per group).
 struct PackedA {

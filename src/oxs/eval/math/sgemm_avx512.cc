@@ -56,21 +56,107 @@ float* whole_a_buffer() {
   return buf.get();
 }
 
+// Full-width shuffles in their masked forms: GCC 12 flags the unmasked
+// intrinsics' undefined start value (-Wmaybe-uninitialized).
+__attribute__((target("avx512f"))) inline __m512 unpack_lo(__m512 a, __m512 b) {
+  return _mm512_mask_unpacklo_ps(_mm512_setzero_ps(), 0xFFFF, a, b);
+}
+__attribute__((target("avx512f"))) inline __m512 unpack_hi(__m512 a, __m512 b) {
+  return _mm512_mask_unpackhi_ps(_mm512_setzero_ps(), 0xFFFF, a, b);
+}
+template <int kImm>
+__attribute__((target("avx512f"))) inline __m512 shuffle_in_lanes(__m512 a, __m512 b) {
+  return _mm512_mask_shuffle_ps(_mm512_setzero_ps(), 0xFFFF, a, b, kImm);
+}
+template <int kImm>
+__attribute__((target("avx512f"))) inline __m512 shuffle_lanes(__m512 a, __m512 b) {
+  return _mm512_mask_shuffle_f32x4(_mm512_setzero_ps(), 0xFFFF, a, b, kImm);
+}
+
+// r[i]: 16 consecutive values of row i of an 8-row block; o[q] gets its
+// columns 2q and 2q + 1, each as the 8 rows' values in order (the block
+// transposed, two columns a vector). Unpacks transpose 4x4 within each
+// 128-bit lane, then two rounds of lane shuffles gather the lanes.
+__attribute__((target("avx512f"))) inline void transpose_8x16(const __m512* r, __m512* o) {
+  __m512 t[8], s[8], lo[4], hi[4];
+  for (int p = 0; p < 4; ++p) {  // t[2p], t[2p+1]: rows 2p and 2p+1 interleaved
+    t[2 * p] = unpack_lo(r[2 * p], r[2 * p + 1]);
+    t[2 * p + 1] = unpack_hi(r[2 * p], r[2 * p + 1]);
+  }
+  // s[j] (s[4 + j]): lane l holds rows 0-3 (4-7) at column 4l + j.
+  for (int h = 0; h < 2; ++h) {
+    const __m512* u = t + 4 * h;
+    s[4 * h + 0] = shuffle_in_lanes<0x44>(u[0], u[2]);
+    s[4 * h + 1] = shuffle_in_lanes<0xEE>(u[0], u[2]);
+    s[4 * h + 2] = shuffle_in_lanes<0x44>(u[1], u[3]);
+    s[4 * h + 3] = shuffle_in_lanes<0xEE>(u[1], u[3]);
+  }
+  // lo[j] (hi[j]): lanes 0-1 (2-3) of s[j], then of s[4 + j].
+  for (int j = 0; j < 4; ++j) {
+    lo[j] = shuffle_lanes<_MM_SHUFFLE(1, 0, 1, 0)>(s[j], s[4 + j]);
+    hi[j] = shuffle_lanes<_MM_SHUFFLE(3, 2, 3, 2)>(s[j], s[4 + j]);
+  }
+  // Columns 2q, 2q + 1: from lane q/2 of s[2(q%2)] and s[2(q%2) + 1].
+  o[0] = shuffle_lanes<_MM_SHUFFLE(2, 0, 2, 0)>(lo[0], lo[1]);
+  o[1] = shuffle_lanes<_MM_SHUFFLE(2, 0, 2, 0)>(lo[2], lo[3]);
+  o[2] = shuffle_lanes<_MM_SHUFFLE(3, 1, 3, 1)>(lo[0], lo[1]);
+  o[3] = shuffle_lanes<_MM_SHUFFLE(3, 1, 3, 1)>(lo[2], lo[3]);
+  o[4] = shuffle_lanes<_MM_SHUFFLE(2, 0, 2, 0)>(hi[0], hi[1]);
+  o[5] = shuffle_lanes<_MM_SHUFFLE(2, 0, 2, 0)>(hi[2], hi[3]);
+  o[6] = shuffle_lanes<_MM_SHUFFLE(3, 1, 3, 1)>(hi[0], hi[1]);
+  o[7] = shuffle_lanes<_MM_SHUFFLE(3, 1, 3, 1)>(hi[2], hi[3]);
+}
+
+// The mask of a vector's first `len` (0..16) lanes.
+inline __mmask16 first_lanes(int64_t len) {
+  return len >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << len) - 1);
+}
+
+// Loads 16 columns from kb on of `rows` (<= 8) rows starting at src (row
+// stride ld), the columns past `len` and the rows past `rows` as zeros, and
+// transposes them (transpose_8x16).
+__attribute__((target("avx512f"))) inline void load_8x16_transposed(const float* src, int64_t ld,
+                                                                    int64_t rows, int64_t len,
+                                                                    __m512 scale, bool scaled,
+                                                                    __m512* o) {
+  const __mmask16 km = first_lanes(len);
+  __m512 r[8];
+  for (int64_t i = 0; i < 8; ++i) {
+    r[i] = _mm512_setzero_ps();
+    if (i >= rows) continue;
+    r[i] = _mm512_maskz_loadu_ps(km, src + i * ld);
+    if (scaled) r[i] = _mm512_mul_ps(r[i], scale);
+  }
+  transpose_8x16(r, o);
+}
+
 // Ap[panel][kk][i] = alpha * A(i0 + panel*MR + i, p0 + kk), zero past row m.
-void pack_a(bool ta, const float* a, int64_t lda, int64_t i0, int64_t mc, int64_t p0, int64_t kc,
-            float alpha, float* ap) {
+// Vectorised: 8 rows x 16 columns are loaded and transposed at a time (A
+// stored) or 8 rows of one column are contiguous (A^T stored); the values
+// are those of the scalar loop (one rounding of alpha * a, plain 0 padding).
+__attribute__((target("avx512f"))) void pack_a(bool ta, const float* a, int64_t lda, int64_t i0,
+                                               int64_t mc, int64_t p0, int64_t kc, float alpha,
+                                               float* ap) {
+  const __m512 va = _mm512_set1_ps(alpha);
   for (int64_t ir = 0; ir < mc; ir += MR) {
     const int64_t rows = std::min(MR, mc - ir);
     float* dst = ap + ir * kc;
-    if (rows < MR) std::fill_n(dst, kc * MR, 0.0f);
-    for (int64_t i = 0; i < rows; ++i) {
-      const int64_t row = i0 + ir + i;
-      if (!ta) {
-        const float* src = a + row * lda + p0;
-        for (int64_t kk = 0; kk < kc; ++kk) dst[kk * MR + i] = alpha * src[kk];
-      } else {
-        const float* src = a + p0 * lda + row;
-        for (int64_t kk = 0; kk < kc; ++kk) dst[kk * MR + i] = alpha * src[kk * lda];
+    if (ta) {
+      const __mmask16 rm = first_lanes(rows);
+      const float* src = a + p0 * lda + i0 + ir;
+      for (int64_t kk = 0; kk < kc; ++kk) {
+        const __m512 v = _mm512_maskz_mul_ps(rm, _mm512_maskz_loadu_ps(rm, src + kk * lda), va);
+        _mm512_mask_storeu_ps(dst + kk * MR, 0xFF, v);
+      }
+      continue;
+    }
+    const float* src = a + (i0 + ir) * lda + p0;
+    for (int64_t kb = 0; kb < kc; kb += 16) {
+      const int64_t len = std::min<int64_t>(16, kc - kb);
+      __m512 o[8];
+      load_8x16_transposed(src + kb, lda, rows, len, va, true, o);
+      for (int64_t q = 0; 2 * q < len; ++q) {
+        _mm512_mask_storeu_ps(dst + (kb + 2 * q) * MR, 2 * q + 1 < len ? 0xFFFF : 0x00FF, o[q]);
       }
     }
   }
@@ -109,15 +195,26 @@ struct MatrixB {
       }
       return bp;
     }
-    // B^T stored: column j of B is a row of the stored matrix; read each
-    // one sequentially (a folded Transpose's operand is often strided).
+    // B^T stored: column j of B is a row of the stored matrix; 8 of them
+    // at a time are read 16 values on and transposed, column pair q going
+    // to two rows of the panel (the vector's halves).
     for (int64_t jr = 0; jr < nc; jr += NR) {
       const int64_t cols = std::min(NR, nc - jr);
       float* dst = bp + jr * kc;
       if (cols < NR) std::fill_n(dst, kc * NR, 0.0f);
-      for (int64_t j = 0; j < cols; ++j) {
-        const float* src = b + (j0 + jr + j) * ldb + p0;
-        for (int64_t kk = 0; kk < kc; ++kk) dst[kk * NR + j] = src[kk];
+      for (int64_t g = 0; g < cols; g += 8) {
+        const float* src = b + (j0 + jr + g) * ldb + p0;
+        const int64_t rows = std::min<int64_t>(8, cols - g);
+        for (int64_t kb = 0; kb < kc; kb += 16) {
+          const int64_t len = std::min<int64_t>(16, kc - kb);
+          __m512 o[8];
+          load_8x16_transposed(src + kb, ldb, rows, len, _mm512_setzero_ps(), false, o);
+          for (int64_t q = 0; 2 * q < len; ++q) {
+            float* out = dst + (kb + 2 * q) * NR + g;
+            _mm512_mask_storeu_ps(out, 0x00FF, o[q]);
+            if (2 * q + 1 < len) _mm512_mask_storeu_ps(out + NR - 8, 0xFF00, o[q]);
+          }
+        }
       }
     }
     return bp;
@@ -384,6 +481,11 @@ void sgemm_avx512_rows(int64_t m, int64_t n, int64_t k, const float* a, int64_t 
   if (m <= 0 || n <= 0) return;
   if (k <= 0) return scale_c(m, n, beta, c, ldc);
   blocked_parallel(m, n, k, ARows{false, a, lda, 1.0f}, SourceB{b}, beta, c, ldc);
+}
+
+void sgemm_avx512_pack_a_block(bool ta, const float* a, int64_t lda, int64_t m, int64_t kc,
+                               float alpha, float* ap) {
+  pack_a(ta, a, lda, 0, m, 0, kc, alpha, ap);
 }
 
 std::shared_ptr<const PackedA> sgemm_avx512_pack_a(int64_t m, int64_t k, const float* a,
