@@ -47,9 +47,6 @@ struct PackedB {
 };
 std::shared_ptr<const PackedB> sgemm_avx512_pack_b(bool tb, int64_t k, int64_t n, const float* b,
                                                    int64_t ldb);
-// C = alpha * op(A) [m, k] x B + beta * C with a packed B.
-void sgemm_avx512_packed(bool ta, int64_t m, float alpha, const float* a, int64_t lda,
-                         const PackedB& b, float beta, float* c, int64_t ldc);
 
 // The packing of sgemm_avx512, exposed for tests: one depth block of
 // alpha * op(A) (m rows, kc deep; A(i, p) at a[i * lda + p], or a[p * lda + i]
@@ -73,7 +70,15 @@ std::shared_ptr<const PackedA> sgemm_avx512_pack_a(int64_t m, int64_t k, const f
 struct GemmEpilogue {
   const float* residual = nullptr;
   bool relu = false;
+  // The residual's row stride: -1 for C's ldc; 0 repeats one row for
+  // every row of C (MatMul's bias, matmul.cc).
+  int64_t residual_ld = -1;
 };
+// C = alpha * op(A) [m, k] x B + beta * C with a packed B, then the
+// epilogue when given (beta 0 or 1 then).
+void sgemm_avx512_packed(bool ta, int64_t m, float alpha, const float* a, int64_t lda,
+                         const PackedB& b, float beta, float* c, int64_t ldc,
+                         const GemmEpilogue* ep = nullptr);
 // C [m, n] = A x B + row_bias (one value per row of C; zeros when null),
 // C's old contents ignored, then the epilogue when given.
 void sgemm_avx512_rows_packed(const PackedA& a, int64_t n, const RowSource& b, float* c,

@@ -261,7 +261,7 @@ __attribute__((target("avx512f"))) void micro_kernel(int64_t kc, const float* ap
                                                      float* c, int64_t ldc, int64_t rows,
                                                      int64_t cols, bool overwrite,
                                                      const float* row_bias, const float* res,
-                                                     bool relu) {
+                                                     int64_t res_ld, bool relu) {
   __m512 acc[MR][2];
   for (int64_t i = 0; i < MR; ++i) acc[i][0] = acc[i][1] = _mm512_setzero_ps();
   for (int64_t kk = 0; kk < kc; ++kk) {
@@ -291,7 +291,7 @@ __attribute__((target("avx512f"))) void micro_kernel(int64_t kc, const float* ap
       v1 = _mm512_add_ps(_mm512_maskz_loadu_ps(m1, ci + 16), v1);
     }
     if (res) {
-      const float* ri = res + i * ldc;
+      const float* ri = res + i * res_ld;
       v0 = _mm512_add_ps(v0, _mm512_maskz_loadu_ps(m0, ri));
       v1 = _mm512_add_ps(v1, _mm512_maskz_loadu_ps(m1, ri + 16));
     }
@@ -330,8 +330,8 @@ struct ARows {
 };
 
 // The BLIS loop nest over packed blocks; B comes from `pb` (MatrixB,
-// PrepackedB or SourceB). beta is 0 or 1 here. `ep`'s residual is laid out
-// as c (same origin and ldc).
+// PrepackedB or SourceB). beta is 0 or 1 here. `ep`'s residual has c's
+// origin, and its rows are ep.residual_ld apart (ldc when -1).
 template <class PackB>
 void blocked(int64_t m, int64_t n, int64_t k, const ARows& A, const PackB& pb, float beta, float* c,
              int64_t ldc, GemmEpilogue ep = {}) {
@@ -340,6 +340,7 @@ void blocked(int64_t m, int64_t n, int64_t k, const ARows& A, const PackB& pb, f
   const int64_t lda = A.lda;
   const float alpha = A.alpha;
   float* bp = pack_buffer(1);
+  const int64_t res_ld = ep.residual_ld < 0 ? ldc : ep.residual_ld;
   // All of A packed up front: block (pc, ic) at whole + pc * m_pad + ic * kc
   // (the layout of a PackedA too).
   int64_t m_pad = (m + MR - 1) / MR * MR;
@@ -374,13 +375,14 @@ void blocked(int64_t m, int64_t n, int64_t k, const ARows& A, const PackB& pb, f
         for (int64_t jr = 0; jr < nc; jr += NR) {
           for (int64_t ir = 0; ir < mc; ir += MR) {
             const int64_t tile = (ic + ir) * ldc + jc + jr;
+            const float* res =
+                last && ep.residual ? ep.residual + (ic + ir) * res_ld + jc + jr : nullptr;
             const int64_t cols = std::min(NR, nc - jr);
             (cols <= 16 ? micro_kernel<true>
                         : micro_kernel<false>)(kc, ap + ir * kc, bpk + jr * kc, c + tile, ldc,
                                                std::min(MR, mc - ir), cols, overwrite,
-                                               A.row_bias ? A.row_bias + ic + ir : nullptr,
-                                               last && ep.residual ? ep.residual + tile : nullptr,
-                                               last && ep.relu);
+                                               A.row_bias ? A.row_bias + ic + ir : nullptr, res,
+                                               res_ld, last && ep.relu);
           }
         }
       }
@@ -395,10 +397,10 @@ void blocked(int64_t m, int64_t n, int64_t k, const ARows& A, const PackB& pb, f
 template <class PackB>
 void blocked_parallel(int64_t m, int64_t n, int64_t k, const ARows& A, const PackB& pb, float beta,
                       float* c, int64_t ldc, const GemmEpilogue* ep = nullptr) {
-  // The epilogue from C's element `offset` on.
-  auto ep_at = [&](int64_t offset) {
+  // The epilogue from C's row i0, column j0 on.
+  auto ep_at = [&](int64_t i0, int64_t j0) {
     GemmEpilogue e = ep ? *ep : GemmEpilogue{};
-    if (e.residual) e.residual += offset;
+    if (e.residual) e.residual += i0 * (e.residual_ld < 0 ? ldc : e.residual_ld) + j0;
     return e;
   };
   const double flops = 2.0 * double(m) * double(n) * double(k);
@@ -406,13 +408,13 @@ void blocked_parallel(int64_t m, int64_t n, int64_t k, const ARows& A, const Pac
     const int64_t panels = (n + NR - 1) / NR;
     parallel_for(panels, flops / double(panels), [&](int64_t p0, int64_t p1) {
       const int64_t j0 = p0 * NR, j1 = std::min(n, p1 * NR);
-      blocked(m, j1 - j0, k, A, pb.from_column(j0), beta, c + j0, ldc, ep_at(j0));
+      blocked(m, j1 - j0, k, A, pb.from_column(j0), beta, c + j0, ldc, ep_at(0, j0));
     });
   } else {
     const int64_t panels = (m + MR - 1) / MR;
     parallel_for(panels, flops / double(panels), [&](int64_t p0, int64_t p1) {
       const int64_t i0 = p0 * MR, i1 = std::min(m, p1 * MR);
-      blocked(i1 - i0, n, k, A.from_row(i0), pb, beta, c + i0 * ldc, ldc, ep_at(i0 * ldc));
+      blocked(i1 - i0, n, k, A.from_row(i0), pb, beta, c + i0 * ldc, ldc, ep_at(i0, 0));
     });
   }
 }
@@ -430,6 +432,29 @@ void scale_c(int64_t m, int64_t n, float beta, float* c, int64_t ldc) {
   for (int64_t i = 0; i < m; ++i) {
     for (int64_t j = 0; j < n; ++j) c[i * ldc + j] = beta == 0 ? 0.0f : beta * c[i * ldc + j];
   }
+}
+
+// C = C + residual, then Relu, as the micro-kernel's epilogue does (for
+// products of depth 0).
+void apply_epilogue(int64_t m, int64_t n, float* c, int64_t ldc, const GemmEpilogue* ep) {
+  if (!ep) return;
+  const int64_t res_ld = ep->residual_ld < 0 ? ldc : ep->residual_ld;
+  for (int64_t i = 0; i < m; ++i) {
+    for (int64_t j = 0; j < n; ++j) {
+      float v = c[i * ldc + j];
+      if (ep->residual) v += ep->residual[i * res_ld + j];
+      if (ep->relu) v = v > 0 ? v : 0.0f;
+      c[i * ldc + j] = v;
+    }
+  }
+}
+
+// C = row_bias (per row, when given) or zeros, then the epilogue, for
+// products of depth 0.
+void fill_rows(int64_t m, int64_t n, const float* row_bias, float* c, int64_t ldc,
+               const GemmEpilogue* ep) {
+  for (int64_t i = 0; i < m; ++i) std::fill_n(c + i * ldc, n, row_bias ? row_bias[i] : 0.0f);
+  apply_epilogue(m, n, c, ldc, ep);
 }
 
 }  // namespace
@@ -465,15 +490,16 @@ std::shared_ptr<const PackedB> sgemm_avx512_pack_b(bool tb, int64_t k, int64_t n
 }
 
 void sgemm_avx512_packed(bool ta, int64_t m, float alpha, const float* a, int64_t lda,
-                         const PackedB& b, float beta, float* c, int64_t ldc) {
+                         const PackedB& b, float beta, float* c, int64_t ldc,
+                         const GemmEpilogue* ep) {
   const int64_t n = b.n, k = b.k;
   if (m <= 0 || n <= 0) return;
   if (k <= 0 || (beta != 0 && beta != 1)) {
     scale_c(m, n, beta, c, ldc);
-    if (k <= 0) return;
+    if (k <= 0) return apply_epilogue(m, n, c, ldc, ep);
     beta = 1;
   }
-  blocked_parallel(m, n, k, ARows{ta, a, lda, alpha}, PrepackedB{b}, beta, c, ldc);
+  blocked_parallel(m, n, k, ARows{ta, a, lda, alpha}, PrepackedB{b}, beta, c, ldc, ep);
 }
 
 void sgemm_avx512_rows(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda,
@@ -499,20 +525,6 @@ std::shared_ptr<const PackedA> sgemm_avx512_pack_a(int64_t m, int64_t k, const f
     pack_a(false, a, lda, 0, m, pc, std::min(KC, k - pc), 1.0f, p->data.get() + pc * p->m_pad);
   }
   return p;
-}
-
-// C = row_bias (per row, when given) or zeros, then the epilogue, for
-// products of depth 0.
-void fill_rows(int64_t m, int64_t n, const float* row_bias, float* c, int64_t ldc,
-               const GemmEpilogue* ep) {
-  for (int64_t i = 0; i < m; ++i) {
-    for (int64_t j = 0; j < n; ++j) {
-      float v = row_bias ? row_bias[i] : 0.0f;
-      if (ep && ep->residual) v += ep->residual[i * ldc + j];
-      if (ep && ep->relu) v = v > 0 ? v : 0.0f;
-      c[i * ldc + j] = v;
-    }
-  }
 }
 
 void sgemm_avx512_rows_packed(const PackedA& a, int64_t n, const RowSource& b, float* c,
