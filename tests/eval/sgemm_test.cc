@@ -4,6 +4,7 @@
 // transposes, alpha/beta, leading dimensions wider than the matrix.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <random>
@@ -121,7 +122,8 @@ std::vector<float> random_floats(size_t n, unsigned seed) {
   return v;
 }
 
-// The packed A layout by its definition (gemm.h): 8-row panels, rows past m 0.
+// The packed A layouts by their definition (gemm.h): 8-row panels, rows
+// past m 0; A^T in the column layout, A in the row layout (runs of 16).
 TEST(SgemmPacking, PackABlockIsTheScalarLayoutBitForBit) {
   if (!sgemm_avx512_supported()) GTEST_SKIP() << "this CPU has no AVX-512F";
   for (bool ta : {false, true})
@@ -133,15 +135,41 @@ TEST(SgemmPacking, PackABlockIsTheScalarLayoutBitForBit) {
           const int64_t lda = (ta ? m : kc) + 3;
           std::vector<float> a = random_floats(size_t((ta ? kc : m) * lda), unsigned(m * kc));
           a[0] = -0.0f;  // alpha * -0 keeps its sign in the product
-          const int64_t m_pad = (m + 7) / 8 * 8;
-          std::vector<float> want(size_t(m_pad * kc), 0.0f), got(want.size(), NAN);
+          const int64_t m_pad = (m + 7) / 8 * 8, d = ta ? kc : (kc + 15) / 16 * 16;
+          std::vector<float> want(size_t(m_pad * d), 0.0f), got(want.size(), NAN);
           for (int64_t i = 0; i < m; ++i)
-            for (int64_t p = 0; p < kc; ++p)
-              want[size_t((i / 8) * 8 * kc + p * 8 + i % 8)] =
-                  alpha * a[size_t(ta ? p * lda + i : i * lda + p)];
+            for (int64_t p = 0; p < kc; ++p) {
+              const int64_t at = ta ? (i / 8) * 8 * d + p * 8 + i % 8
+                                    : (i / 8) * 8 * d + (p / 16) * 128 + (i % 8) * 16 + p % 16;
+              want[size_t(at)] = alpha * a[size_t(ta ? p * lda + i : i * lda + p)];
+            }
           sgemm_avx512_pack_a_block(ta, a.data(), lda, m, kc, alpha, got.data());
           for (size_t x = 0; x < want.size(); ++x) ASSERT_EQ(bits(got[x]), bits(want[x])) << x;
         }
+}
+
+// A PackedA (Conv's weights) keeps the column layout in depth blocks of 256.
+TEST(SgemmPacking, PackedAIsTheColumnLayoutBitForBit) {
+  if (!sgemm_avx512_supported()) GTEST_SKIP() << "this CPU has no AVX-512F";
+  constexpr int64_t KC = 256;
+  for (int64_t m : {1, 8, 13, 40})
+    for (int64_t k : {1, 9, 16, 33, 256, 300}) {
+      SCOPED_TRACE(::testing::Message() << "m=" << m << " k=" << k);
+      const int64_t lda = k + 5;
+      std::vector<float> a = random_floats(size_t(m * lda), unsigned(m + k));
+      auto packed = sgemm_avx512_pack_a(m, k, a.data(), lda);
+      const int64_t m_pad = (m + 7) / 8 * 8;
+      ASSERT_EQ(packed->m_pad, m_pad);
+      std::vector<float> want(size_t(m_pad * k), 0.0f);
+      for (int64_t i = 0; i < m; ++i)
+        for (int64_t p = 0; p < k; ++p) {
+          const int64_t pc = p / KC * KC, kc = std::min(KC, k - pc);
+          want[size_t(pc * m_pad + (i / 8) * 8 * kc + (p - pc) * 8 + i % 8)] =
+              a[size_t(i * lda + p)];
+        }
+      for (size_t x = 0; x < want.size(); ++x)
+        ASSERT_EQ(bits(packed->data.get()[x]), bits(want[x])) << x;
+    }
 }
 
 // The packed B layout by its definition (gemm.h: PackedB): depth blocks of
@@ -192,6 +220,40 @@ TEST(SgemmPacking, TwoThreadsGiveTheBitsOfOne) {
                    two.data(), ldc);
     }
     for (size_t x = 0; x < one.size(); ++x) ASSERT_EQ(bits(one[x]), bits(two[x])) << x;
+  }
+}
+
+// A read in place (alpha 1, not transposed), packed in the row layout (rows
+// 4 KiB apart: in place they would share an L1 set) or in the column layout
+// (transposed): the same sums in the same order, so the same bits.
+TEST(SgemmPacking, InPlaceAndPackedAGiveTheSameBits) {
+  if (!sgemm_avx512_supported()) GTEST_SKIP() << "this CPU has no AVX-512F";
+  // (1030 x 1030: over the 1M floats that are packed once per call, so A is
+  // packed per depth and row block.)
+  std::vector<std::array<int64_t, 3>> shapes{{1030, 5, 1030}};
+  for (int64_t m : {8, 13, 130})
+    for (int64_t n : {5, 32, 70})
+      for (int64_t k : {1, 17, 300}) shapes.push_back({m, n, k});
+  for (auto [m, n, k] : shapes) {
+    SCOPED_TRACE(::testing::Message() << "m=" << m << " n=" << n << " k=" << k);
+    std::vector<float> b = random_floats(size_t(k * n), 7);
+    std::vector<float> plain = random_floats(size_t(m * k), 8);
+    std::vector<std::vector<float>> results;
+    for (int64_t lda : {k, k + 3, int64_t(1024), int64_t(2048), int64_t(-1)}) {
+      if (lda >= 0 && lda < k) continue;
+      const bool ta = lda < 0;
+      const int64_t ld = ta ? m : lda;
+      std::vector<float> a(size_t((ta ? k : m) * ld), NAN);
+      for (int64_t i = 0; i < m; ++i)
+        for (int64_t p = 0; p < k; ++p)
+          a[size_t(ta ? p * ld + i : i * ld + p)] = plain[size_t(i * k + p)];
+      std::vector<float> c(size_t(m * n), NAN);
+      sgemm_avx512(ta, false, m, n, k, 1.0f, a.data(), ld, b.data(), n, 0.0f, c.data(), n);
+      results.push_back(c);
+    }
+    for (size_t r = 1; r < results.size(); ++r)
+      for (size_t x = 0; x < results[0].size(); ++x)
+        ASSERT_EQ(bits(results[r][x]), bits(results[0][x])) << "layout " << r << " at " << x;
   }
 }
 

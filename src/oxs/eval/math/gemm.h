@@ -50,13 +50,17 @@ std::shared_ptr<const PackedB> sgemm_avx512_pack_b(bool tb, int64_t k, int64_t n
 
 // The packing of sgemm_avx512, exposed for tests: one depth block of
 // alpha * op(A) (m rows, kc deep; A(i, p) at a[i * lda + p], or a[p * lda + i]
-// when ta) as panels of 8 rows, ap[(i / 8) * 8 * kc + p * 8 + i % 8], rows
-// past m zero. ap holds (m + 7) / 8 * 8 * kc floats.
+// when ta) as panels of 8 rows, rows past m zero. A^T: the column layout,
+// ap[(i / 8) * 8 * kc + p * 8 + i % 8]; A: the row layout, with d = kc
+// rounded up to 16, ap[(i / 8) * 8 * d + (p / 16) * 128 + (i % 8) * 16 +
+// p % 16], zeros past kc. ap holds (m + 7) / 8 * 8 * d floats.
 void sgemm_avx512_pack_a_block(bool ta, const float* a, int64_t lda, int64_t m, int64_t kc,
                                float alpha, float* ap);
 
 // A [m, k] (row-major, alpha 1) packed once, for a constant left operand
-// (Conv's weights, one per group).
+// (Conv's weights, one per group): depth blocks of 256 (the last shorter),
+// block pc at data + pc * m_pad holding panels of 8 rows, panel p at
+// p * 8 * kc, its element (i, kk) at kk * 8 + i (the column layout above).
 struct PackedA {
   int64_t m = 0, k = 0, m_pad = 0;
   std::shared_ptr<float> data;
@@ -65,7 +69,7 @@ std::shared_ptr<const PackedA> sgemm_avx512_pack_a(int64_t m, int64_t k, const f
                                                    int64_t lda);
 // What the two calls below do to C's values as they store them (Conv's
 // fused Add and Relu, conv/conv_fusion.h): add `residual` (laid out as C,
-// with C's ldc; none when null), then max(v, 0) when `relu`. The sums are
+// rows residual_ld apart; none when null), then max(v, 0) when `relu`. The sums are
 // those of separate passes: (A x B + row_bias) + residual.
 struct GemmEpilogue {
   const float* residual = nullptr;

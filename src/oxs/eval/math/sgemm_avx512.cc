@@ -22,9 +22,15 @@ namespace oxs::eval {
 namespace {
 
 constexpr int64_t MR = 8, NR = 32;  // register tile: 8 rows x 2 vectors
-constexpr int64_t KC = 256;         // depth of a packed block
-constexpr int64_t MC = 128;         // rows of A per packed block (L2)
-constexpr int64_t NC = 512;         // columns of B per packed block (L2)
+// A packed per call from a stored (not transposed) A keeps each row's values
+// in runs of KB: panel element (i, kk) at (kk / KB) * KB * MR + i * KB + kk % KB
+// (the "row" layout), a plain copy of 16 values per vector. A transposed A
+// and a PackedA (Conv's weights; conv/ reads it too) use the "column"
+// layout, kk * MR + i, which the row layout with KB = 1 is.
+constexpr int64_t KB = 16;
+constexpr int64_t KC = 256;  // depth of a packed block
+constexpr int64_t MC = 128;  // rows of A per packed block (L2)
+constexpr int64_t NC = 512;  // columns of B per packed block (L2)
 // A is packed once per call (not once per block of B's columns) when it
 // takes at most this many floats, as Conv's weights and most MatMuls' do.
 constexpr int64_t kPackOnce = int64_t(1) << 20;
@@ -130,13 +136,20 @@ __attribute__((target("avx512f"))) inline void load_8x16_transposed(const float*
   transpose_8x16(r, o);
 }
 
-// Ap[panel][kk][i] = alpha * A(i0 + panel*MR + i, p0 + kk), zero past row m.
-// Vectorised: 8 rows x 16 columns are loaded and transposed at a time (A
-// stored) or 8 rows of one column are contiguous (A^T stored); the values
-// are those of the scalar loop (one rounding of alpha * a, plain 0 padding).
-__attribute__((target("avx512f"))) void pack_a(bool ta, const float* a, int64_t lda, int64_t i0,
-                                               int64_t mc, int64_t p0, int64_t kc, float alpha,
-                                               float* ap) {
+// The depth a packed panel of A takes per depth block of kc: kc in the
+// column layout, kc rounded up to KB in the row layout.
+inline int64_t panel_depth(bool row_layout, int64_t kc) {
+  return row_layout ? (kc + KB - 1) / KB * KB : kc;
+}
+
+// Column layout: Ap[panel][kk][i] = alpha * A(i0 + panel*MR + i, p0 + kk),
+// zero past row m. Vectorised: 8 rows x 16 columns are loaded and transposed
+// at a time (A stored) or 8 rows of one column are contiguous (A^T stored);
+// the values are those of the scalar loop (one rounding of alpha * a, plain
+// 0 padding).
+__attribute__((target("avx512f"))) void pack_a_columns(bool ta, const float* a, int64_t lda,
+                                                       int64_t i0, int64_t mc, int64_t p0,
+                                                       int64_t kc, float alpha, float* ap) {
   const __m512 va = _mm512_set1_ps(alpha);
   for (int64_t ir = 0; ir < mc; ir += MR) {
     const int64_t rows = std::min(MR, mc - ir);
@@ -160,6 +173,38 @@ __attribute__((target("avx512f"))) void pack_a(bool ta, const float* a, int64_t 
       }
     }
   }
+}
+
+// Row layout (KB above) of a stored A: alpha * A(i0 + panel*MR + i, p0 + kk)
+// for kk < kc, zeros past row m and in each run's padding past kc.
+__attribute__((target("avx512f"))) void pack_a_rows(const float* a, int64_t lda, int64_t i0,
+                                                    int64_t mc, int64_t p0, int64_t kc, float alpha,
+                                                    float* ap) {
+  const __m512 va = _mm512_set1_ps(alpha);
+  const int64_t depth = panel_depth(true, kc);
+  for (int64_t ir = 0; ir < mc; ir += MR) {
+    const int64_t rows = std::min(MR, mc - ir);
+    float* dst = ap + ir * depth;
+    const float* src = a + (i0 + ir) * lda + p0;
+    for (int64_t kb = 0; kb < kc; kb += KB) {
+      const __mmask16 km = first_lanes(kc - kb);
+      float* out = dst + kb * MR;
+      for (int64_t i = 0; i < MR; ++i) {
+        const __m512 v =
+            i < rows ? _mm512_maskz_mul_ps(km, _mm512_maskz_loadu_ps(km, src + i * lda + kb), va)
+                     : _mm512_setzero_ps();
+        _mm512_storeu_ps(out + i * KB, v);
+      }
+    }
+  }
+}
+
+// alpha * op(A) packed per call: the row layout for a stored A, the column
+// layout for A^T.
+void pack_a(bool ta, const float* a, int64_t lda, int64_t i0, int64_t mc, int64_t p0, int64_t kc,
+            float alpha, float* ap) {
+  if (ta) return pack_a_columns(true, a, lda, i0, mc, p0, kc, alpha, ap);
+  pack_a_rows(a, lda, i0, mc, p0, kc, alpha, ap);
 }
 
 // The masks of the two vectors of a tile row holding `cols` (1..32) columns.
@@ -249,29 +294,36 @@ struct SourceB {
   }
 };
 
-// C[rows, cols] (+)= Ap-panel x Bp-panel over kc; `overwrite` ignores the
+// C[rows, cols] (+)= Ap-panel x Bp-panel over kc (the panel in the row
+// layout with runs of kKB, the column layout when kKB is 1, or A itself when
+// kKB is 0: 8 rows a_rs apart, all present); `overwrite` ignores the
 // old C (beta = 0 on the first depth block) and then adds row_bias[i] to row
 // i when given (the same sum as adding the products to a C holding it).
 // Then (on the last depth block) `res`, C's tile of the epilogue's residual
 // (or null), is added and Relu applied when `relu`. kHalf: cols <= 16, so
 // only the panel's first vector is computed (a narrow last panel, as for
 // 7x7 or 14x14 conv outputs, costs half).
-template <bool kHalf>
-__attribute__((target("avx512f"))) void micro_kernel(int64_t kc, const float* ap, const float* bp,
-                                                     float* c, int64_t ldc, int64_t rows,
-                                                     int64_t cols, bool overwrite,
+template <bool kHalf, int64_t kKB>
+__attribute__((target("avx512f"))) void micro_kernel(int64_t kc, const float* ap, int64_t a_rs,
+                                                     const float* bp, float* c, int64_t ldc,
+                                                     int64_t rows, int64_t cols, bool overwrite,
                                                      const float* row_bias, const float* res,
                                                      int64_t res_ld, bool relu) {
   __m512 acc[MR][2];
   for (int64_t i = 0; i < MR; ++i) acc[i][0] = acc[i][1] = _mm512_setzero_ps();
-  for (int64_t kk = 0; kk < kc; ++kk) {
-    const __m512 b0 = _mm512_load_ps(bp + kk * NR);
-    const __m512 b1 = kHalf ? b0 : _mm512_load_ps(bp + kk * NR + 16);
-    const float* a = ap + kk * MR;
-    for (int64_t i = 0; i < MR; ++i) {
-      const __m512 av = _mm512_set1_ps(a[i]);
-      acc[i][0] = _mm512_fmadd_ps(av, b0, acc[i][0]);
-      if (!kHalf) acc[i][1] = _mm512_fmadd_ps(av, b1, acc[i][1]);
+  const int64_t run_len = kKB == 0 ? kc : kKB, rs = kKB == 0 ? a_rs : kKB;
+  for (int64_t k0 = 0; k0 < kc; k0 += run_len) {
+    const int64_t run = kKB == 1 ? 1 : std::min(run_len, kc - k0);
+    const float* ar = ap + k0 * MR;
+    const float* br = bp + k0 * NR;
+    for (int64_t kk = 0; kk < run; ++kk) {
+      const __m512 b0 = _mm512_load_ps(br + kk * NR);
+      const __m512 b1 = kHalf ? b0 : _mm512_load_ps(br + kk * NR + 16);
+      for (int64_t i = 0; i < MR; ++i) {
+        const __m512 av = _mm512_set1_ps(ar[i * rs + kk]);
+        acc[i][0] = _mm512_fmadd_ps(av, b0, acc[i][0]);
+        if (!kHalf) acc[i][1] = _mm512_fmadd_ps(av, b1, acc[i][1]);
+      }
     }
   }
   const __mmask16 m0 = cols >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << cols) - 1);
@@ -329,6 +381,17 @@ struct ARows {
   }
 };
 
+// Whether the micro-kernel may read a stored A in place (rows lda floats
+// apart): when its 8 rows fall in distinct L1 sets, or at most two to a set
+// (rows 4 KiB apart would all share one set and evict the B panel).
+bool read_in_place(int64_t lda) {
+  int count[64] = {};
+  for (int64_t i = 0; i < MR; ++i) {
+    if (++count[(i * lda / 16) % 64] > 2) return false;
+  }
+  return true;
+}
+
 // The BLIS loop nest over packed blocks; B comes from `pb` (MatrixB,
 // PrepackedB or SourceB). beta is 0 or 1 here. `ep`'s residual has c's
 // origin, and its rows are ep.residual_ld apart (ldc when -1).
@@ -341,14 +404,18 @@ void blocked(int64_t m, int64_t n, int64_t k, const ARows& A, const PackB& pb, f
   const float alpha = A.alpha;
   float* bp = pack_buffer(1);
   const int64_t res_ld = ep.residual_ld < 0 ? ldc : ep.residual_ld;
-  // All of A packed up front: block (pc, ic) at whole + pc * m_pad + ic * kc
-  // (the layout of a PackedA too).
+  // All of A packed up front: block (pc, ic) at whole + pc * m_pad + ic *
+  // depth (the layout of a PackedA too, with the column layout's depth kc).
   int64_t m_pad = (m + MR - 1) / MR * MR;
+  const bool row_layout = !A.pre && !ta;
+  // A read in place: all but a last panel of fewer than MR rows, which is
+  // packed (the row layout) per depth block.
+  const bool direct = row_layout && alpha == 1 && read_in_place(lda);
   const float* whole = nullptr;
   if (A.pre) {
     m_pad = A.pre->m_pad;
     whole = A.pre->data.get();
-  } else if (m_pad * k <= kPackOnce) {
+  } else if (!direct && m_pad * panel_depth(row_layout, k) <= kPackOnce) {
     float* w = whole_a_buffer();
     for (int64_t pc = 0; pc < k; pc += KC) {
       pack_a(ta, a, lda, 0, m, pc, std::min(KC, k - pc), alpha, w + pc * m_pad);
@@ -360,7 +427,7 @@ void blocked(int64_t m, int64_t n, int64_t k, const ARows& A, const PackB& pb, f
   for (int64_t jc = 0; jc < n; jc += NC) {
     const int64_t nc = std::min(NC, n - jc);
     for (int64_t pc = 0; pc < k; pc += KC) {
-      const int64_t kc = std::min(KC, k - pc);
+      const int64_t kc = std::min(KC, k - pc), depth = panel_depth(row_layout, kc);
       const bool overwrite = pc == 0 && beta == 0, last = pc + kc >= k;
       const float* bpk = pb.pack(pc, kc, jc, nc, bp);
       for (int64_t ic = 0; ic < m; ic += MC) {
@@ -368,7 +435,12 @@ void blocked(int64_t m, int64_t n, int64_t k, const ARows& A, const PackB& pb, f
         if (A.pre) {
           ap = A.pre->data.get() + pc * m_pad + (A.i_base + ic) * kc;
         } else if (whole) {
-          ap = whole + pc * m_pad + ic * kc;
+          ap = whole + pc * m_pad + ic * depth;
+        } else if (direct) {
+          // The last panel, when short, packed where its rows would be.
+          if (int64_t edge = mc % MR) {
+            pack_a_rows(a, lda, ic + mc - edge, edge, pc, kc, 1.0f, ap_buf + (mc - edge) * depth);
+          }
         } else {
           pack_a(ta, a, lda, ic, mc, pc, kc, alpha, ap_buf);
         }
@@ -378,11 +450,14 @@ void blocked(int64_t m, int64_t n, int64_t k, const ARows& A, const PackB& pb, f
             const float* res =
                 last && ep.residual ? ep.residual + (ic + ir) * res_ld + jc + jr : nullptr;
             const int64_t cols = std::min(NR, nc - jr);
-            (cols <= 16 ? micro_kernel<true>
-                        : micro_kernel<false>)(kc, ap + ir * kc, bpk + jr * kc, c + tile, ldc,
-                                               std::min(MR, mc - ir), cols, overwrite,
-                                               A.row_bias ? A.row_bias + ic + ir : nullptr, res,
-                                               res_ld, last && ep.relu);
+            const bool in_place = direct && ir + MR <= mc;
+            auto kernel = in_place ? (cols <= 16 ? micro_kernel<true, 0> : micro_kernel<false, 0>)
+                          : row_layout
+                              ? (cols <= 16 ? micro_kernel<true, KB> : micro_kernel<false, KB>)
+                              : (cols <= 16 ? micro_kernel<true, 1> : micro_kernel<false, 1>);
+            kernel(kc, in_place ? a + (ic + ir) * lda + pc : ap + ir * depth, lda, bpk + jr * kc,
+                   c + tile, ldc, std::min(MR, mc - ir), cols, overwrite,
+                   A.row_bias ? A.row_bias + ic + ir : nullptr, res, res_ld, last && ep.relu);
           }
         }
       }
@@ -522,7 +597,8 @@ std::shared_ptr<const PackedA> sgemm_avx512_pack_a(int64_t m, int64_t k, const f
   p->m_pad = (m + MR - 1) / MR * MR;
   p->data = aligned_floats(k * p->m_pad);
   for (int64_t pc = 0; pc < k; pc += KC) {
-    pack_a(false, a, lda, 0, m, pc, std::min(KC, k - pc), 1.0f, p->data.get() + pc * p->m_pad);
+    pack_a_columns(false, a, lda, 0, m, pc, std::min(KC, k - pc), 1.0f,
+                   p->data.get() + pc * p->m_pad);
   }
   return p;
 }
