@@ -3,7 +3,8 @@
 // epilogues (conv/conv_fusion.h: Conv + Relu, Conv + Add + Relu run as one
 // node) against the same graph run node by node, including the graphs where
 // fusion must not apply (an intermediate with another consumer or that is a
-// graph output).
+// graph output); likewise MatMul by a constant weight with Add(bias or
+// residual) and Relu.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -391,6 +392,96 @@ TEST_F(ConvPoolFast, DoubleConvFallsBackToSeparateNodes) {
   double min = 0;
   for (int64_t i = 0; i < fused.numel(); ++i) min = std::min(min, fused.data<double>()[i]);
   EXPECT_EQ(min, 0.0);  // the Relu ran
+}
+
+// MatMul fusion: x0 [.., S, K] x W [K, N] (x1, an initializer: packed once) ->
+// Add(x2) [-> Relu]; x2 is the bias (an initializer) or a graph input.
+struct MatMulGraph {
+  ir::Model model;
+  ir::Graph& g = *model.graph;
+  std::vector<Tensor> ins;
+  ir::Value *x, *w, *r;
+  MatMulGraph(Dims xd, Dims wd, Dims rd, bool const_w, bool const_r, unsigned seed) {
+    model.opset_imports = {{"", 17}};
+    ins = {normal_tensor(xd, seed), normal_tensor(wd, seed + 1), normal_tensor(rd, seed + 2)};
+    ins[0].mutable_data<float>()[1] = NAN;  // a NaN row through the epilogue
+    auto value = [&](size_t i, bool is_const) {
+      const std::string name = "x" + std::to_string(i);
+      if (is_const) return g.add_initializer(name, std::make_shared<ir::Tensor>(ins[i].to_ir()));
+      return g.add_input(name, ir::Type::tensor(DataType::Float));
+    };
+    x = value(0, false);
+    w = value(1, const_w);
+    r = value(2, const_r);
+  }
+  ir::Value* node(const std::string& op, std::vector<ir::Value*> in) {
+    return g.create_node(op, in)->output(0);
+  }
+};
+
+TEST_F(ConvPoolFast, FusedMatMulAddReluGivesTheBitsOfSeparateNodes) {
+  struct Case {
+    Dims x;
+    int64_t n;
+    Dims r;
+  };
+  // Bias [N], [1, N], [1, 1, N]; a full residual; depths over one packed
+  // block (300, 1024); widths that are not multiples of 16 or 32.
+  const std::vector<Case> cases{
+      {{1, 128, 256}, 1024, {1024}},    {{40, 64}, 37, {37}},
+      {{2, 33, 300}, 70, {1, 70}},      {{1, 50, 1024}, 256, {1, 1, 256}},
+      {{1, 129, 40}, 48, {1, 129, 48}}, {{65, 17}, 16, {65, 16}},
+  };
+  for (size_t i = 0; i < cases.size(); ++i) {
+    for (bool relu : {true, false}) {
+      for (bool bias_first : {false, true}) {
+        const Case& c = cases[i];
+        SCOPED_TRACE("case " + std::to_string(i) + (relu ? " relu" : "") +
+                     (bias_first ? " Add(r, y)" : " Add(y, r)"));
+        MatMulGraph mg(c.x, {c.x.back(), c.n}, c.r, true, c.r.size() == 1, unsigned(i) * 7);
+        ir::Value* y = mg.node("MatMul", {mg.x, mg.w});
+        ir::Value* s = bias_first ? mg.node("Add", {mg.r, y}) : mg.node("Add", {y, mg.r});
+        mg.g.add_output(relu ? mg.node("Relu", {s}) : s);
+        expect_fusion_transparent(mg.model, mg.ins, {relu ? "MatMul+Add+Relu" : "MatMul+Add"});
+      }
+    }
+  }
+}
+
+TEST_F(ConvPoolFast, MatMulFusionFallsBackToTheNodesItCannotTake) {
+  // A residual that broadcasts over columns ([S, 1]); too few rows for the
+  // packed GEMM; a fed (not constant) weight, which is no group head.
+  struct Case {
+    Dims x;
+    int64_t n;
+    Dims r;
+    bool const_w;
+    std::vector<std::string> ops;
+  };
+  const std::vector<Case> cases{
+      {{64, 32}, 40, {64, 1}, true, {"MatMul", "Add", "Relu"}},
+      {{1, 2, 32}, 40, {40}, true, {"MatMul", "Add", "Relu"}},
+      {{64, 32}, 40, {40}, false, {"MatMul", "Add", "Relu"}},
+  };
+  for (size_t i = 0; i < cases.size(); ++i) {
+    SCOPED_TRACE("case " + std::to_string(i));
+    const Case& c = cases[i];
+    MatMulGraph mg(c.x, {c.x.back(), c.n}, c.r, c.const_w, false, unsigned(i) + 90);
+    mg.g.add_output(mg.node("Relu", {mg.node("Add", {mg.node("MatMul", {mg.x, mg.w}), mg.r})}));
+    expect_fusion_transparent(mg.model, mg.ins, c.ops);
+  }
+}
+
+TEST_F(ConvPoolFast, TransposeIntoAFusedMatMulIsNotFolded) {
+  // Transpose(x) -> MatMul(W) -> Add -> Relu: the group's MatMul reads its
+  // input plainly (the Transpose runs); the bits are those of the unfused
+  // run, where the Transpose folds into the MatMul.
+  MatMulGraph mg({1, 24, 80}, {24, 48}, {48}, true, true, 5);
+  ir::Node* t = mg.g.create_node("Transpose", std::vector<ir::Value*>{mg.x});
+  t->set_attr(ir::Attr::of_ints("perm", {0, 2, 1}));
+  ir::Value* y = mg.node("MatMul", {t->output(0), mg.w});
+  mg.g.add_output(mg.node("Relu", {mg.node("Add", {y, mg.r})}));
+  expect_fusion_transparent(mg.model, mg.ins, {"Transpose", "MatMul+Add+Relu"});
 }
 
 }  // namespace

@@ -4,11 +4,14 @@
 // transposes, alpha/beta, leading dimensions wider than the matrix.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
+#include <cstring>
 #include <random>
 #include <vector>
 
 #include "oxs/eval/math/gemm.h"
+#include "oxs/eval/parallel/thread_pool.h"
 
 namespace oxs::eval {
 namespace {
@@ -102,6 +105,157 @@ TEST(Sgemm, GemmF32ThroughOpenBlasMatchesNaiveLoop) {
   } restore;
   set_sgemm_avx512_enabled(false);
   for (const Shape& s : shapes()) check(&gemm_f32, s);
+}
+
+// Bit patterns, so that -0 and NaN payloads count.
+uint32_t bits(float v) {
+  uint32_t u;
+  std::memcpy(&u, &v, sizeof u);
+  return u;
+}
+
+std::vector<float> random_floats(size_t n, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> u(-1, 1);
+  std::vector<float> v(n);
+  for (auto& x : v) x = u(rng);
+  return v;
+}
+
+// The packed A layouts by their definition (gemm.h): 8-row panels, rows
+// past m 0; A^T in the column layout, A in the row layout (runs of 16).
+TEST(SgemmPacking, PackABlockIsTheScalarLayoutBitForBit) {
+  if (!sgemm_avx512_supported()) GTEST_SKIP() << "this CPU has no AVX-512F";
+  for (bool ta : {false, true})
+    for (int64_t m : {1, 5, 8, 9, 16, 23})
+      for (int64_t kc : {1, 2, 7, 15, 16, 17, 31, 33, 64, 100})
+        for (float alpha : {1.0f, -2.0f, 0.3f}) {
+          SCOPED_TRACE(::testing::Message()
+                       << "ta=" << ta << " m=" << m << " kc=" << kc << " alpha=" << alpha);
+          const int64_t lda = (ta ? m : kc) + 3;
+          std::vector<float> a = random_floats(size_t((ta ? kc : m) * lda), unsigned(m * kc));
+          a[0] = -0.0f;  // alpha * -0 keeps its sign in the product
+          const int64_t m_pad = (m + 7) / 8 * 8, d = ta ? kc : (kc + 15) / 16 * 16;
+          std::vector<float> want(size_t(m_pad * d), 0.0f), got(want.size(), NAN);
+          for (int64_t i = 0; i < m; ++i)
+            for (int64_t p = 0; p < kc; ++p) {
+              const int64_t at = ta ? (i / 8) * 8 * d + p * 8 + i % 8
+                                    : (i / 8) * 8 * d + (p / 16) * 128 + (i % 8) * 16 + p % 16;
+              want[size_t(at)] = alpha * a[size_t(ta ? p * lda + i : i * lda + p)];
+            }
+          sgemm_avx512_pack_a_block(ta, a.data(), lda, m, kc, alpha, got.data());
+          for (size_t x = 0; x < want.size(); ++x) ASSERT_EQ(bits(got[x]), bits(want[x])) << x;
+        }
+}
+
+// A PackedA (Conv's weights) keeps the column layout in depth blocks of 256.
+TEST(SgemmPacking, PackedAIsTheColumnLayoutBitForBit) {
+  if (!sgemm_avx512_supported()) GTEST_SKIP() << "this CPU has no AVX-512F";
+  constexpr int64_t KC = 256;
+  for (int64_t m : {1, 8, 13, 40})
+    for (int64_t k : {1, 9, 16, 33, 256, 300}) {
+      SCOPED_TRACE(::testing::Message() << "m=" << m << " k=" << k);
+      const int64_t lda = k + 5;
+      std::vector<float> a = random_floats(size_t(m * lda), unsigned(m + k));
+      auto packed = sgemm_avx512_pack_a(m, k, a.data(), lda);
+      const int64_t m_pad = (m + 7) / 8 * 8;
+      ASSERT_EQ(packed->m_pad, m_pad);
+      std::vector<float> want(size_t(m_pad * k), 0.0f);
+      for (int64_t i = 0; i < m; ++i)
+        for (int64_t p = 0; p < k; ++p) {
+          const int64_t pc = p / KC * KC, kc = std::min(KC, k - pc);
+          want[size_t(pc * m_pad + (i / 8) * 8 * kc + (p - pc) * 8 + i % 8)] =
+              a[size_t(i * lda + p)];
+        }
+      for (size_t x = 0; x < want.size(); ++x)
+        ASSERT_EQ(bits(packed->data.get()[x]), bits(want[x])) << x;
+    }
+}
+
+// The packed B layout by its definition (gemm.h: PackedB): depth blocks of
+// 256, each holding 32-column panels with 32 values per depth step.
+TEST(SgemmPacking, PackBIsTheScalarLayoutBitForBit) {
+  if (!sgemm_avx512_supported()) GTEST_SKIP() << "this CPU has no AVX-512F";
+  constexpr int64_t KC = 256, NR = 32;
+  for (bool tb : {false, true})
+    for (int64_t k : {1, 3, 16, 17, 255, 256, 300})
+      for (int64_t n : {1, 7, 8, 9, 31, 32, 33, 70}) {
+        SCOPED_TRACE(::testing::Message() << "tb=" << tb << " k=" << k << " n=" << n);
+        const int64_t ldb = (tb ? k : n) + 3;
+        std::vector<float> b = random_floats(size_t((tb ? n : k) * ldb), unsigned(k * n));
+        b[1] = NAN;
+        const int64_t n_pad = (n + NR - 1) / NR * NR;
+        std::vector<float> want(size_t(k * n_pad), 0.0f);
+        for (int64_t p = 0; p < k; ++p)
+          for (int64_t j = 0; j < n; ++j) {
+            const int64_t pc = p / KC * KC, kc = std::min(KC, k - pc);
+            want[size_t(pc * n_pad + (j / NR) * NR * kc + (p - pc) * NR + j % NR)] =
+                b[size_t(tb ? j * ldb + p : p * ldb + j)];
+          }
+        auto packed = sgemm_avx512_pack_b(tb, k, n, b.data(), ldb);
+        const float* got = packed->data.get();
+        for (size_t x = 0; x < want.size(); ++x) ASSERT_EQ(bits(got[x]), bits(want[x])) << x;
+      }
+}
+
+// Two threads give the same bits as one, over the edge shapes (columns
+// split when C is wide, rows when tall).
+TEST(SgemmPacking, TwoThreadsGiveTheBitsOfOne) {
+  if (!sgemm_avx512_supported()) GTEST_SKIP() << "this CPU has no AVX-512F";
+  ThreadPool pool(2);
+  for (Shape s : shapes()) {
+    s.m *= 3;  // enough work to split
+    s.k += 40;
+    SCOPED_TRACE(::testing::Message() << "m=" << s.m << " n=" << s.n << " k=" << s.k
+                                      << " ta=" << s.ta << " tb=" << s.tb);
+    const int64_t lda = (s.ta ? s.m : s.k) + 3, ldb = (s.tb ? s.k : s.n) + 3, ldc = s.n + 3;
+    std::vector<float> a = random_floats(size_t((s.ta ? s.k : s.m) * lda), 1);
+    std::vector<float> b = random_floats(size_t((s.tb ? s.n : s.k) * ldb), 2);
+    std::vector<float> one = random_floats(size_t(s.m * ldc), 3), two = one;
+    sgemm_avx512(s.ta, s.tb, s.m, s.n, s.k, s.alpha, a.data(), lda, b.data(), ldb, s.beta,
+                 one.data(), ldc);
+    {
+      ScopedThreadPool scope(&pool);
+      sgemm_avx512(s.ta, s.tb, s.m, s.n, s.k, s.alpha, a.data(), lda, b.data(), ldb, s.beta,
+                   two.data(), ldc);
+    }
+    for (size_t x = 0; x < one.size(); ++x) ASSERT_EQ(bits(one[x]), bits(two[x])) << x;
+  }
+}
+
+// A read in place (alpha 1, not transposed), packed in the row layout
+// (alpha 2: every product and sum scales exactly by 2) or in the column
+// layout (transposed): the same sums in the same order, so the same bits.
+TEST(SgemmPacking, InPlaceAndPackedAGiveTheSameBits) {
+  if (!sgemm_avx512_supported()) GTEST_SKIP() << "this CPU has no AVX-512F";
+  // (1030 x 1030: over the 1M floats that are packed once per call, so A is
+  // packed per depth and row block.)
+  std::vector<std::array<int64_t, 3>> shapes{{1030, 5, 1030}};
+  for (int64_t m : {8, 13, 130})
+    for (int64_t n : {5, 32, 70})
+      for (int64_t k : {1, 17, 300}) shapes.push_back({m, n, k});
+  for (auto [m, n, k] : shapes) {
+    SCOPED_TRACE(::testing::Message() << "m=" << m << " n=" << n << " k=" << k);
+    std::vector<float> b = random_floats(size_t(k * n), 7);
+    std::vector<float> plain = random_floats(size_t(m * k), 8);
+    std::vector<std::vector<float>> results;
+    for (int path = 0; path < 4; ++path) {  // in place (lda k, k + 3), row, column layout
+      const bool ta = path == 3;
+      const float alpha = path == 2 ? 2.0f : 1.0f;
+      const int64_t ld = ta ? m : path == 1 ? k + 3 : k;
+      std::vector<float> a(size_t((ta ? k : m) * ld), NAN);
+      for (int64_t i = 0; i < m; ++i)
+        for (int64_t p = 0; p < k; ++p)
+          a[size_t(ta ? p * ld + i : i * ld + p)] = plain[size_t(i * k + p)];
+      std::vector<float> c(size_t(m * n), NAN);
+      sgemm_avx512(ta, false, m, n, k, alpha, a.data(), ld, b.data(), n, 0.0f, c.data(), n);
+      for (float& v : c) v /= alpha;
+      results.push_back(c);
+    }
+    for (size_t r = 1; r < results.size(); ++r)
+      for (size_t x = 0; x < results[0].size(); ++x)
+        ASSERT_EQ(bits(results[r][x]), bits(results[0][x])) << "path " << r << " at " << x;
+  }
 }
 
 }  // namespace

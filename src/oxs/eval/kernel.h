@@ -129,7 +129,7 @@ class KernelContext {
   std::shared_ptr<void>* state_slot() const { return states_ ? &(*states_)[&node_] : nullptr; }
   void set_kernel_states(KernelStates* states) { states_ = states; }
 
-  // For a Conv run as the head of a fused group (conv/conv_fusion.h): the
+  // For a Conv or MatMul run as the head of a fused group (conv_fusion.h): the
   // Add/Relu to apply to its output (the kernel sets `applied` when it
   // did); null otherwise.
   FusedTail* fused_tail() const { return tail_; }

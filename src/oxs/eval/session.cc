@@ -67,7 +67,8 @@ struct Plan {
 // the last axis among the last two, and its output feeds one input slot of a
 // MatMul of the same graph and nothing else; else null.
 const std::vector<int64_t>* transpose_into_matmul(
-    const ir::Node& n, const std::unordered_set<const ir::Value*>& outs) {
+    const ir::Node& n, const std::unordered_set<const ir::Value*>& outs,
+    const std::unordered_set<const ir::Node*>& heads) {
   if (n.op_type() != "Transpose" || !normalize_domain(n.domain()).empty() || n.num_inputs() != 1 ||
       n.num_outputs() != 1 || !n.input(0) || !n.output(0)) {
     return nullptr;
@@ -86,8 +87,8 @@ const std::vector<int64_t>* transpose_into_matmul(
   if (outs.count(v) || v->uses().size() != 1) return nullptr;
   const ir::Node* user = v->uses()[0].user;
   if (user->op_type() != "MatMul" || !normalize_domain(user->domain()).empty() ||
-      !user->subgraphs().empty() || user->graph() != n.graph()) {
-    return nullptr;
+      !user->subgraphs().empty() || user->graph() != n.graph() || heads.count(user)) {
+    return nullptr;  // (a fused group's head runs with no folded Transpose)
   }
   return &p;
 }
@@ -158,8 +159,10 @@ Plan make_plan(const ir::Graph& g, bool fuse, bool fold_transposes) {
   }
   p.fold.assign(p.order.size(), nullptr);
   if (fold_transposes) {
+    std::unordered_set<const ir::Node*> heads;
+    for (const conv_fusion::Group& grp : p.groups) heads.insert(grp.conv);
     for (size_t k = 0; k < p.order.size(); ++k) {
-      if (!p.fused[k]) p.fold[k] = transpose_into_matmul(*p.order[k], outputs);
+      if (!p.fused[k]) p.fold[k] = transpose_into_matmul(*p.order[k], outputs, heads);
     }
   }
   return p;

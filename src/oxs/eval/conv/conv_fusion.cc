@@ -1,4 +1,4 @@
-// Finding Conv -> [Add ->] Relu groups (conv_fusion.h).
+// Finding Conv/MatMul -> [Add ->] Relu groups (conv_fusion.h).
 #include "oxs/eval/conv/conv_fusion.h"
 
 #include <unordered_map>
@@ -12,6 +12,19 @@ bool is_core(const ir::Node& n, const char* op, size_t inputs) {
   return (n.domain().empty() || n.domain() == "ai.onnx") && n.op_type() == op &&
          n.num_inputs() == inputs && n.num_outputs() == 1 && n.output(0) != nullptr &&
          n.subgraphs().empty();
+}
+
+// A Conv, or a MatMul by a constant 2-D weight (x [..., k] x W [k, n]: the
+// kernel's packed-weight GEMM takes the tail; other MatMuls would gain
+// nothing and keep their folded Transposes, session.cc).
+bool is_head(const ir::Node& n) {
+  if ((!n.domain().empty() && n.domain() != "ai.onnx") || n.num_outputs() != 1 || !n.output(0)) {
+    return false;
+  }
+  if (n.op_type() == "Conv") return true;
+  if (n.op_type() != "MatMul" || n.num_inputs() != 2 || !n.input(1)) return false;
+  const ir::Value* w = n.input(1);
+  return w->is_initializer() && w->const_value() && w->const_value()->dims().size() == 2;
 }
 
 }  // namespace
@@ -45,10 +58,7 @@ std::vector<Group> find_groups(const ir::Graph& g, const std::vector<const ir::N
   std::vector<Group> groups;
   std::unordered_set<const ir::Node*> taken;
   for (const ir::Node* n : order) {
-    if (n->op_type() != "Conv" || n->num_outputs() != 1 || !n->output(0) ||
-        (!n->domain().empty() && n->domain() != "ai.onnx")) {
-      continue;
-    }
+    if (!is_head(*n)) continue;
     Group grp;
     grp.conv = n;
     const ir::Value* y = n->output(0);

@@ -1,8 +1,10 @@
 // Conv fused with the Add and/or Relu that follow it (the resnet patterns
 // Conv -> Relu and Conv -> Add(residual) -> Relu), found when a session
-// plans a graph. The group runs as one node at the place of its last member:
-// the Conv kernel applies the Add and Relu to its output as it stores it (a
-// GEMM epilogue, conv_forward.h), so the intermediates are never written.
+// plans a graph; likewise a MatMul by a constant 2-D weight (a transformer's
+// MatMul -> Add(bias) [-> Relu], math/matmul.cc). The group runs as one node
+// at the place of its last member: the head's kernel applies the Add and
+// Relu to its output as it stores it (a GEMM epilogue, conv_forward.h,
+// sgemm_avx512_packed), so the intermediates are never written.
 // The math is that of the separate nodes (conv + bias, + residual, then
 // `v > 0 ? v : 0`), bit for bit. A group is formed only when each
 // intermediate has exactly one use (the next member) and is not a graph
@@ -21,12 +23,13 @@ namespace oxs::eval {
 
 class Value;
 
-// What a Conv kernel run as the head of a fused group applies to its output
+// What a Conv or MatMul kernel run as the head of a fused group applies to
+// its output
 // (KernelContext::fused_tail).
 struct FusedTail {
   const Value* residual = nullptr;  // the Add's other operand; null: no Add
   bool relu = false;
-  // Set by the kernel when its output holds relu(conv + residual).
+  // Set by the kernel when its output holds relu(head + residual).
   bool applied = false;
   // The Add and/or Relu nodes the tail stands for (for trace events).
   const ir::Node* members[2] = {nullptr, nullptr};
@@ -36,7 +39,7 @@ struct FusedTail {
 namespace conv_fusion {
 
 struct Group {
-  const ir::Node* conv = nullptr;
+  const ir::Node* conv = nullptr;  // the head: a Conv or a MatMul
   const ir::Node* add = nullptr;   // or null
   const ir::Node* relu = nullptr;  // or null (then add is set)
   size_t residual_input = 0;       // the Add's input that is not the Conv's output

@@ -79,21 +79,31 @@ OXS_AVX512 inline __m512 erf_ps(__m512 x) {
   return _mm512_mask_blend_ps(use_small, big, small);
 }
 
-// Horizontal sum and max of 16 lanes (through memory: GCC 12's
-// _mm512_reduce_* trip -Wmaybe-uninitialized).
+// Horizontal sum and max of 16 lanes, pairwise in a fixed order (lane i
+// with i + 8, then + 4, + 2, + 1): four dependent steps instead of sixteen
+// (a row of Softmax or LayerNorm waited on them). max_ps: for lanes that are
+// not NaN.
+template <int kImm>
+OXS_AVX512 inline __m512 swap_lanes128(__m512 v) {
+  return _mm512_mask_shuffle_f32x4(_mm512_setzero_ps(), kAll, v, v, kImm);
+}
+template <int kImm>
+OXS_AVX512 inline __m512 swap_in_lanes(__m512 v) {
+  return _mm512_mask_permute_ps(_mm512_setzero_ps(), kAll, v, kImm);
+}
 OXS_AVX512 inline float sum_ps(__m512 v) {
-  alignas(64) float l[16];
-  _mm512_store_ps(l, v);
-  float s = 0;
-  for (float x : l) s += x;
-  return s;
+  v = _mm512_add_ps(v, swap_lanes128<_MM_SHUFFLE(1, 0, 3, 2)>(v));
+  v = _mm512_add_ps(v, swap_lanes128<_MM_SHUFFLE(2, 3, 0, 1)>(v));
+  v = _mm512_add_ps(v, swap_in_lanes<_MM_SHUFFLE(1, 0, 3, 2)>(v));
+  v = _mm512_add_ps(v, swap_in_lanes<_MM_SHUFFLE(2, 3, 0, 1)>(v));
+  return _mm512_cvtss_f32(v);
 }
 OXS_AVX512 inline float max_ps(__m512 v) {
-  alignas(64) float l[16];
-  _mm512_store_ps(l, v);
-  float m = l[0];
-  for (float x : l) m = x > m ? x : m;
-  return m;
+  v = vmax(v, swap_lanes128<_MM_SHUFFLE(1, 0, 3, 2)>(v));
+  v = vmax(v, swap_lanes128<_MM_SHUFFLE(2, 3, 0, 1)>(v));
+  v = vmax(v, swap_in_lanes<_MM_SHUFFLE(1, 0, 3, 2)>(v));
+  v = vmax(v, swap_in_lanes<_MM_SHUFFLE(2, 3, 0, 1)>(v));
+  return _mm512_cvtss_f32(v);
 }
 
 // The mask of the first n lanes (none for n <= 0, all for n >= 16).

@@ -47,12 +47,20 @@ struct PackedB {
 };
 std::shared_ptr<const PackedB> sgemm_avx512_pack_b(bool tb, int64_t k, int64_t n, const float* b,
                                                    int64_t ldb);
-// C = alpha * op(A) [m, k] x B + beta * C with a packed B.
-void sgemm_avx512_packed(bool ta, int64_t m, float alpha, const float* a, int64_t lda,
-                         const PackedB& b, float beta, float* c, int64_t ldc);
+
+// The packing of sgemm_avx512, exposed for tests: one depth block of
+// alpha * op(A) (m rows, kc deep; A(i, p) at a[i * lda + p], or a[p * lda + i]
+// when ta) as panels of 8 rows, rows past m zero. A^T: the column layout,
+// ap[(i / 8) * 8 * kc + p * 8 + i % 8]; A: the row layout, with d = kc
+// rounded up to 16, ap[(i / 8) * 8 * d + (p / 16) * 128 + (i % 8) * 16 +
+// p % 16], zeros past kc. ap holds (m + 7) / 8 * 8 * d floats.
+void sgemm_avx512_pack_a_block(bool ta, const float* a, int64_t lda, int64_t m, int64_t kc,
+                               float alpha, float* ap);
 
 // A [m, k] (row-major, alpha 1) packed once, for a constant left operand
-// (Conv's weights, one per group).
+// (Conv's weights, one per group): depth blocks of 256 (the last shorter),
+// block pc at data + pc * m_pad holding panels of 8 rows, panel p at
+// p * 8 * kc, its element (i, kk) at kk * 8 + i (the column layout above).
 struct PackedA {
   int64_t m = 0, k = 0, m_pad = 0;
   std::shared_ptr<float> data;
@@ -61,12 +69,20 @@ std::shared_ptr<const PackedA> sgemm_avx512_pack_a(int64_t m, int64_t k, const f
                                                    int64_t lda);
 // What the two calls below do to C's values as they store them (Conv's
 // fused Add and Relu, conv/conv_fusion.h): add `residual` (laid out as C,
-// with C's ldc; none when null), then max(v, 0) when `relu`. The sums are
+// rows residual_ld apart; none when null), then max(v, 0) when `relu`. The sums are
 // those of separate passes: (A x B + row_bias) + residual.
 struct GemmEpilogue {
   const float* residual = nullptr;
   bool relu = false;
+  // The residual's row stride: -1 for C's ldc; 0 repeats one row for
+  // every row of C (MatMul's bias, matmul.cc).
+  int64_t residual_ld = -1;
 };
+// C = alpha * op(A) [m, k] x B + beta * C with a packed B, then the
+// epilogue when given (beta 0 or 1 then).
+void sgemm_avx512_packed(bool ta, int64_t m, float alpha, const float* a, int64_t lda,
+                         const PackedB& b, float beta, float* c, int64_t ldc,
+                         const GemmEpilogue* ep = nullptr);
 // C [m, n] = A x B + row_bias (one value per row of C; zeros when null),
 // C's old contents ignored, then the epilogue when given.
 void sgemm_avx512_rows_packed(const PackedA& a, int64_t n, const RowSource& b, float* c,

@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "oxs/eval/broadcast.h"
+#include "oxs/eval/conv/conv_fusion.h"
 #include "oxs/eval/fast/fast_kernels.h"
 #include "oxs/eval/fast/packed_weights.h"
 #include "oxs/eval/kernel_util.h"
@@ -220,6 +221,35 @@ std::optional<Tensor> permuted_in_order(const Tensor& t, const std::vector<int64
   return t.reshaped(std::move(dims));
 }
 
+// A fused Add/Relu after a MatMul (conv_fusion.h) as the GEMM's epilogue,
+// when the Add's other operand is a float tensor that gives the Add the
+// MatMul's output shape `od` and is that shape itself (leading 1s aside) or
+// one row of n values (a bias, repeated for every row); else none (the
+// session then runs the Add and Relu nodes). The sums are the Add's.
+std::optional<GemmEpilogue> fused_epilogue(const FusedTail& tail, const Dims& od) {
+  GemmEpilogue ep;
+  ep.relu = tail.relu;
+  const Value* r = tail.residual;
+  if (!r) return ep;
+  if (!r->is_tensor() || r->tensor().dtype() != DataType::Float) return std::nullopt;
+  const Tensor& t = r->tensor();
+  if (t.rank() > od.size() || t.rank() == 0 || t.dims().back() != od.back()) return std::nullopt;
+  const int64_t n = od.back();
+  if (t.numel() == n) {
+    ep.residual_ld = 0;
+  } else if (t.numel() == checked_numel(od)) {
+    ep.residual_ld = n;
+  } else {
+    return std::nullopt;
+  }
+  // Leading dims of 1 only (the rest match od then, by the counts above).
+  for (size_t i = 0; i + 1 < t.rank(); ++i) {
+    if (t.dim(i) != od[od.size() - t.rank() + i] && t.dim(i) != 1) return std::nullopt;
+  }
+  ep.residual = t.data<float>();
+  return ep;
+}
+
 void matmul_k(KernelContext& ctx) {
   const Tensor& a0 = ctx.tensor(0);
   const Tensor& b0 = ctx.tensor(1);
@@ -260,9 +290,12 @@ void matmul_k(KernelContext& ctx) {
     if (const PackedB* packed = fast::packed_weight_b(ctx, 1, b, false, k, n)) {
       Dims od = a.dims();
       od.back() = n;
+      FusedTail* tail = ctx.fused_tail();
+      const std::optional<GemmEpilogue> ep = tail ? fused_epilogue(*tail, od) : std::nullopt;
       Tensor& out = ctx.alloc_output_uninitialized(0, DataType::Float, od);
       sgemm_avx512_packed(false, a.numel() / k, 1.0f, a.data<float>(), k, *packed, 0.0f,
-                          out.mutable_data<float>(), n);
+                          out.mutable_data<float>(), n, ep ? &*ep : nullptr);
+      if (ep) tail->applied = true;
       return;
     }
   }
