@@ -1,0 +1,314 @@
+// conv_direct_avx512 (conv_forward.h): a float convolution as an implicit
+// GEMM, with no im2col matrix. The input is copied once per call into a
+// zero-padded buffer whose columns are split by stride phase
+// (xs[c][phase][z][row][col], phase = padded column % stride), so that for
+// every kernel tap the 16 output columns of a vector read 16 contiguous
+// floats: B(k, output position) = xs[base(position) + koff(k)]. The
+// micro-kernel loads its two B vectors straight from xs (unmasked: lanes
+// past a segment read data or the zeroed slack and are never stored) and
+// accumulates an 8x32 tile with the packed weights' panels, with the sums of
+// sgemm_avx512.cc's micro-kernel in the same depth blocks, so the result has
+// the bits of the im2col path. Compiled for AVX-512 by function attribute;
+// conv_forward calls it only where the AVX-512 SGEMM runs.
+#include <immintrin.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+#include <string_view>
+#include <vector>
+
+#include "oxs/eval/conv/conv_forward.h"
+#include "oxs/eval/fast/strided_load.h"
+
+namespace oxs::eval::conv_detail {
+
+namespace {
+
+// The packed weights' layout (sgemm_avx512.cc: sgemm_avx512_pack_a): depth
+// blocks of KC, panels of MR rows; block pc, panel ir at
+// data + pc * m_pad + ir * kc.
+constexpr int64_t MR = 8, KC = 256;
+constexpr int64_t kSlack = 16;  // floats past the buffer's end an unmasked load may read
+
+std::atomic<int>& mode_flag() {
+  static std::atomic<int> m = [] {
+    const char* e = std::getenv("OXS_CONV_DIRECT");
+    if (e && std::string_view(e) == "off") return int(ConvDirectMode::Off);
+    if (e && std::string_view(e) == "always") return int(ConvDirectMode::Always);
+    return int(ConvDirectMode::Auto);
+  }();
+  return m;
+}
+
+std::atomic<int64_t> runs{0};
+
+struct FreeDeleter {
+  void operator()(float* p) const { std::free(p); }
+};
+
+// A per-thread 64-byte-aligned buffer of at least n floats, kept between
+// calls. Zeroed when allocated; afterwards it holds only values copied from
+// inputs or zeros, so the lanes that read past what a call wrote (never
+// stored) see ordinary numbers, not arbitrary bits.
+float* xs_buffer(size_t n) {
+  thread_local std::unique_ptr<float, FreeDeleter> buf;
+  thread_local size_t cap = 0;
+  if (cap < n) {
+    buf.reset();
+    cap = 0;
+    const size_t bytes = (n * sizeof(float) + 63) / 64 * 64;
+    void* p = std::aligned_alloc(64, bytes);
+    if (!p) throw std::bad_alloc();
+    std::memset(p, 0, bytes);
+    buf.reset(static_cast<float*>(p));
+    cap = n;
+  }
+  return buf.get();
+}
+
+// The padded, phase-split input's extents.
+struct Layout {
+  int64_t pz, py, wc;  // padded depth and rows read, columns per phase
+  int64_t zs, ps, cs;  // strides of a depth plane, a phase, a channel
+  int64_t total;       // floats, slack included
+};
+
+Layout layout(const Geom3& g, int64_t cg) {
+  Layout l{};
+  l.pz = (g.out[0] - 1) * g.s[0] + (g.k[0] - 1) * g.d[0] + 1;
+  l.py = (g.out[1] - 1) * g.s[1] + (g.k[1] - 1) * g.d[1] + 1;
+  const int64_t px = (g.out[2] - 1) * g.s[2] + (g.k[2] - 1) * g.d[2] + 1;
+  l.wc = (px + g.s[2] - 1) / g.s[2];
+  l.zs = l.py * l.wc;
+  l.ps = l.pz * l.zs;
+  l.cs = g.s[2] * l.ps;
+  l.total = cg * l.cs + kSlack;
+  return l;
+}
+
+// Which padded positions along an axis some output reads: o * s + k * d.
+std::vector<char> read_positions(int64_t out, int64_t s, int64_t k, int64_t d, int64_t extent) {
+  std::vector<char> used(size_t(extent), 0);
+  for (int64_t kk = 0; kk < k; ++kk) {
+    for (int64_t o = 0; o < out; ++o) used[size_t(o * s + kk * d)] = 1;
+  }
+  return used;
+}
+
+// What fill_xs writes: the depth planes, rows and column phases that some
+// output reads (a 1x1 stride-2 conv reads a quarter of its input).
+struct ReadSet {
+  std::vector<char> z, y, phase;
+};
+
+// dst[j] = src[2 j] for j in [lo, hi) (src indexed from input column 0 of the
+// row; every index read is inside the row).
+__attribute__((target("avx512f"))) void copy_stride2(const float* src, int64_t first, int64_t lo,
+                                                     int64_t hi, float* dst) {
+  const __m512 zero = _mm512_setzero_ps();
+  for (int64_t j = lo; j < hi; j += 16) {
+    const int64_t n = std::min<int64_t>(16, hi - j);
+    const __m512 v = fast::load_stride2(zero, 0, n, fast::float_offset(src, first + 2 * j));
+    _mm512_mask_storeu_ps(dst + j, __mmask16(n == 16 ? 0xFFFF : (1u << n) - 1), v);
+  }
+}
+
+// Fills channels [c0, c1) of xs from x (the group's channels): the read
+// planes, rows and phases; padding as zeros.
+void fill_xs(const float* x, const Geom3& g, const Layout& l, const ReadSet& rs, int64_t c0,
+             int64_t c1, float* xs) {
+  const int64_t s = g.s[2], in_plane = g.in[0] * g.in[1] * g.in[2];
+  for (int64_t c = c0; c < c1; ++c) {
+    const float* xc = x + c * in_plane;
+    for (int64_t ph = 0; ph < s; ++ph) {
+      if (!rs.phase[size_t(ph)]) continue;
+      // Column j of this phase holds input column j * s + first; [lo, hi)
+      // are the columns inside the input.
+      const int64_t first = ph - g.p[2];
+      const int64_t lo = std::min(l.wc, first >= 0 ? 0 : (-first + s - 1) / s);
+      const int64_t hi =
+          std::clamp(first > g.in[2] - 1 ? 0 : (g.in[2] - 1 - first) / s + 1, lo, l.wc);
+      for (int64_t pz = 0; pz < l.pz; ++pz) {
+        if (!rs.z[size_t(pz)]) continue;
+        const int64_t iz = pz - g.p[0];
+        for (int64_t py = 0; py < l.py; ++py) {
+          if (!rs.y[size_t(py)]) continue;
+          float* dst = xs + c * l.cs + ph * l.ps + pz * l.zs + py * l.wc;
+          const int64_t iy = py - g.p[1];
+          if (iz < 0 || iz >= g.in[0] || iy < 0 || iy >= g.in[1] || lo >= hi) {
+            std::fill(dst, dst + l.wc, 0.0f);
+            continue;
+          }
+          const float* src = xc + (iz * g.in[1] + iy) * g.in[2];  // input column 0
+          std::fill(dst, dst + lo, 0.0f);
+          if (s == 1) {
+            std::memcpy(dst + lo, src + lo + first, size_t(hi - lo) * sizeof(float));
+          } else if (s == 2) {
+            copy_stride2(src, first, lo, hi, dst);
+          } else {
+            for (int64_t j = lo; j < hi; ++j) dst[j] = src[j * s + first];
+          }
+          std::fill(dst + hi, dst + l.wc, 0.0f);
+        }
+      }
+    }
+  }
+}
+
+// Up to 16 consecutive output columns of one output row: B's columns at xs +
+// base, Y's at y + out.
+struct Segment {
+  int64_t base, out;
+  __mmask16 mask;
+};
+
+// Y's tile of 8 rows x (one or two segments) over one depth block of kc:
+// acc = sum over kk of ap[kk][i] * xs[base + koff[kk]] (the order of
+// sgemm_avx512.cc's micro_kernel), then stored as it does: row_bias + acc on
+// the first block (`overwrite`; acc alone without a bias), C + acc after;
+// on the last block + the residual (res0/res1: its tiles, or null) and Relu.
+template <bool kTwo>
+__attribute__((target("avx512f"))) void tile_kernel(int64_t kc, const float* ap, const float* x0,
+                                                    const float* x1, const int32_t* koff, float* c0,
+                                                    float* c1, int64_t ldc, int64_t rows,
+                                                    __mmask16 m0, __mmask16 m1, bool overwrite,
+                                                    const float* row_bias, const float* res0,
+                                                    const float* res1, bool relu) {
+  __m512 acc[MR][2];
+  for (int64_t i = 0; i < MR; ++i) acc[i][0] = acc[i][1] = _mm512_setzero_ps();
+  for (int64_t kk = 0; kk < kc; ++kk) {
+    const int64_t o = koff[kk];
+    const __m512 b0 = _mm512_loadu_ps(x0 + o);
+    const __m512 b1 = kTwo ? _mm512_loadu_ps(x1 + o) : b0;
+    const float* a = ap + kk * MR;
+    for (int64_t i = 0; i < MR; ++i) {
+      const __m512 av = _mm512_set1_ps(a[i]);
+      acc[i][0] = _mm512_fmadd_ps(av, b0, acc[i][0]);
+      if (kTwo) acc[i][1] = _mm512_fmadd_ps(av, b1, acc[i][1]);
+    }
+  }
+  const __m512 zero = _mm512_setzero_ps();
+  for (int64_t i = 0; i < MR; ++i) {
+    if (i >= rows) break;
+    for (int h = 0; h < (kTwo ? 2 : 1); ++h) {
+      float* ci = (h ? c1 : c0) + i * ldc;
+      const __mmask16 m = h ? m1 : m0;
+      __m512 v = acc[i][h];
+      if (overwrite && row_bias) {
+        v = _mm512_add_ps(_mm512_set1_ps(row_bias[i]), v);
+      } else if (!overwrite) {
+        v = _mm512_add_ps(_mm512_maskz_loadu_ps(m, ci), v);
+      }
+      if (const float* r = h ? res1 : res0)
+        v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(m, r + i * ldc));
+      // max(v, 0): 0 for NaN and -0, as Relu's `v > 0 ? v : 0`.
+      if (relu) v = _mm512_mask_max_ps(zero, 0xFFFF, v, zero);
+      _mm512_mask_storeu_ps(ci, m, v);
+    }
+  }
+}
+
+}  // namespace
+
+void set_conv_direct_mode(ConvDirectMode mode) {
+  mode_flag() = int(mode);
+}
+
+int64_t conv_direct_runs() {
+  return runs.load();
+}
+
+ConvDirectMode conv_direct_mode() {
+  return ConvDirectMode(mode_flag().load());
+}
+
+bool conv_direct_applies(const Geom3& g, int64_t cg) {
+  const ConvDirectMode mode = conv_direct_mode();
+  if (mode == ConvDirectMode::Off) return false;
+  const Layout l = layout(g, cg);
+  // The buffer is about the (read part of the) padded input: refuse pads or
+  // strides that would make it much larger than the input, and offsets past
+  // 32 bits.
+  const int64_t in_n = cg * g.in[0] * g.in[1] * g.in[2];
+  if (l.total >= (int64_t(1) << 31) || l.total > 4 * in_n + (int64_t(1) << 20)) return false;
+  if (mode == ConvDirectMode::Always) return true;
+  // Lanes used: a row of OW output columns takes ceil(OW / 16) vectors.
+  // Below 3/4 (OW = 7: 7/16) the im2col path, whose panels run across
+  // rows, wastes less.
+  const int64_t OW = g.out[2], vectors = (OW + 15) / 16;
+  return 4 * OW >= 3 * 16 * vectors;
+}
+
+void conv_direct_avx512(const float* x, int64_t cg, const Geom3& g, const PackedA& a, float* y,
+                        const float* bias, const GemmEpilogue* ep) {
+  runs.fetch_add(1, std::memory_order_relaxed);
+  const Layout l = layout(g, cg);
+  const int64_t K = g.k[0] * g.k[1] * g.k[2], CK = cg * K, m = a.m, m_pad = a.m_pad;
+  const int64_t OW = g.out[2], OH = g.out[1], P = g.out[0] * OH * OW;
+  float* xs = xs_buffer(size_t(l.total));
+  ReadSet rs{read_positions(g.out[0], g.s[0], g.k[0], g.d[0], l.pz),
+             read_positions(g.out[1], g.s[1], g.k[1], g.d[1], l.py),
+             std::vector<char>(size_t(g.s[2]))};
+  for (int64_t kx = 0; kx < g.k[2]; ++kx) rs.phase[size_t(kx * g.d[2] % g.s[2])] = 1;
+  parallel_for(cg, double(l.cs), [&](int64_t c0, int64_t c1) { fill_xs(x, g, l, rs, c0, c1, xs); });
+  // koff[(c, kz, ky, kx)]: the tap's offset from its output position's base.
+  thread_local std::vector<int32_t> koff;
+  koff.resize(size_t(CK));
+  for (int64_t c = 0, k = 0; c < cg; ++c) {
+    for (int64_t kz = 0; kz < g.k[0]; ++kz) {
+      for (int64_t ky = 0; ky < g.k[1]; ++ky) {
+        for (int64_t kx = 0; kx < g.k[2]; ++kx, ++k) {
+          const int64_t px = kx * g.d[2];  // padded column of output column 0
+          koff[size_t(k)] = int32_t(c * l.cs + (px % g.s[2]) * l.ps + kz * g.d[0] * l.zs +
+                                    ky * g.d[1] * l.wc + px / g.s[2]);
+        }
+      }
+    }
+  }
+  thread_local std::vector<Segment> segs;
+  segs.clear();
+  for (int64_t oz = 0; oz < g.out[0]; ++oz) {
+    for (int64_t oy = 0; oy < OH; ++oy) {
+      const int64_t row_base = oz * g.s[0] * l.zs + oy * g.s[1] * l.wc;
+      for (int64_t ox = 0; ox < OW; ox += 16) {
+        const int64_t n = std::min<int64_t>(16, OW - ox);
+        segs.push_back(
+            {row_base + ox, (oz * OH + oy) * OW + ox, __mmask16(n == 16 ? 0xFFFF : (1u << n) - 1)});
+      }
+    }
+  }
+  const int64_t nseg = int64_t(segs.size()), tiles = (nseg + 1) / 2;
+  const float* ad = a.data.get();
+  const float* residual = ep ? ep->residual : nullptr;
+  const bool relu = ep && ep->relu;
+  const int32_t* kt = koff.data();
+  const Segment* sg = segs.data();
+  // Column tiles split over the threads; each output element is computed by
+  // one thread with the same blocks in the same order, so the bits do not
+  // depend on the thread count.
+  parallel_for(tiles, 2.0 * double(m) * double(CK) * 32, [&](int64_t t0, int64_t t1) {
+    for (int64_t t = t0; t < t1; ++t) {
+      const Segment& s0 = sg[2 * t];
+      const bool two = 2 * t + 1 < nseg;
+      const Segment& s1 = two ? sg[2 * t + 1] : s0;
+      for (int64_t pc = 0; pc < CK; pc += KC) {
+        const int64_t kc = std::min(KC, CK - pc);
+        const bool overwrite = pc == 0, last = pc + kc >= CK;
+        for (int64_t ir = 0; ir < m; ir += MR) {
+          const float* ap = ad + pc * m_pad + ir * kc;
+          const int64_t o0 = ir * P + s0.out, o1 = ir * P + s1.out;
+          const float* r0 = last && residual ? residual + o0 : nullptr;
+          const float* r1 = last && residual ? residual + o1 : nullptr;
+          (two ? tile_kernel<true>
+               : tile_kernel<false>)(kc, ap, xs + s0.base, xs + s1.base, kt + pc, y + o0, y + o1, P,
+                                     std::min(MR, m - ir), s0.mask, s1.mask, overwrite,
+                                     bias ? bias + ir : nullptr, r0, r1, last && relu);
+        }
+      }
+    }
+  });
+}
+
+}  // namespace oxs::eval::conv_detail
