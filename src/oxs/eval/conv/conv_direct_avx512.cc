@@ -103,15 +103,33 @@ struct ReadSet {
   std::vector<char> z, y, phase;
 };
 
-// dst[j] = src[2 j] for j in [lo, hi) (src indexed from input column 0 of the
-// row; every index read is inside the row).
-__attribute__((target("avx512f"))) void copy_stride2(const float* src, int64_t first, int64_t lo,
-                                                     int64_t hi, float* dst) {
+// The lanes [a, b) of a vector (0 <= a <= b <= 16).
+inline __mmask16 lanes(int64_t a, int64_t b) {
+  return __mmask16(((1u << b) - 1) & ~((1u << a) - 1));
+}
+
+// One row of a phase: dst[j] = src[j * s + first] for j in [lo, hi) (src:
+// the input row, from its column 0; null for a row in the padding), zeros
+// elsewhere in [0, wc); one vector store per 16 columns, no calls.
+__attribute__((target("avx512f"))) void fill_row(const float* src, int64_t first, int64_t s,
+                                                 int64_t lo, int64_t hi, int64_t wc, float* dst) {
   const __m512 zero = _mm512_setzero_ps();
-  for (int64_t j = lo; j < hi; j += 16) {
-    const int64_t n = std::min<int64_t>(16, hi - j);
-    const __m512 v = fast::load_stride2(zero, 0, n, fast::float_offset(src, first + 2 * j));
-    _mm512_mask_storeu_ps(dst + j, __mmask16(n == 16 ? 0xFFFF : (1u << n) - 1), v);
+  for (int64_t j = 0; j < wc; j += 16) {
+    const int64_t n = std::min<int64_t>(16, wc - j);
+    const int64_t a = std::clamp(lo - j, int64_t(0), n), b = std::clamp(hi - j, a, n);
+    __m512 v = zero;
+    if (src && a < b) {
+      if (s == 1) {
+        v = _mm512_maskz_loadu_ps(lanes(a, b), fast::float_offset(src, first + j));
+      } else if (s == 2) {
+        v = fast::load_stride2(zero, a, b, fast::float_offset(src, first + 2 * j));
+      } else {
+        alignas(64) float tmp[16] = {};
+        for (int64_t q = a; q < b; ++q) tmp[q] = src[(j + q) * s + first];
+        v = _mm512_load_ps(tmp);
+      }
+    }
+    _mm512_mask_storeu_ps(dst + j, lanes(0, n), v);
   }
 }
 
@@ -135,22 +153,10 @@ void fill_xs(const float* x, const Geom3& g, const Layout& l, const ReadSet& rs,
         const int64_t iz = pz - g.p[0];
         for (int64_t py = 0; py < l.py; ++py) {
           if (!rs.y[size_t(py)]) continue;
-          float* dst = xs + c * l.cs + ph * l.ps + pz * l.zs + py * l.wc;
           const int64_t iy = py - g.p[1];
-          if (iz < 0 || iz >= g.in[0] || iy < 0 || iy >= g.in[1] || lo >= hi) {
-            std::fill(dst, dst + l.wc, 0.0f);
-            continue;
-          }
-          const float* src = xc + (iz * g.in[1] + iy) * g.in[2];  // input column 0
-          std::fill(dst, dst + lo, 0.0f);
-          if (s == 1) {
-            std::memcpy(dst + lo, src + lo + first, size_t(hi - lo) * sizeof(float));
-          } else if (s == 2) {
-            copy_stride2(src, first, lo, hi, dst);
-          } else {
-            for (int64_t j = lo; j < hi; ++j) dst[j] = src[j * s + first];
-          }
-          std::fill(dst + hi, dst + l.wc, 0.0f);
+          const bool inside = iz >= 0 && iz < g.in[0] && iy >= 0 && iy < g.in[1];
+          fill_row(inside ? xc + (iz * g.in[1] + iy) * g.in[2] : nullptr, first, s, lo, hi, l.wc,
+                   xs + c * l.cs + ph * l.ps + pz * l.zs + py * l.wc);
         }
       }
     }
@@ -164,45 +170,54 @@ struct Segment {
   __mmask16 mask;
 };
 
-// Y's tile of 8 rows x (one or two segments) over one depth block of kc:
-// acc = sum over kk of ap[kk][i] * xs[base + koff[kk]] (the order of
-// sgemm_avx512.cc's micro_kernel), then stored as it does: row_bias + acc on
-// the first block (`overwrite`; acc alone without a bias), C + acc after;
-// on the last block + the residual (res0/res1: its tiles, or null) and Relu.
-template <bool kTwo>
-__attribute__((target("avx512f"))) void tile_kernel(int64_t kc, const float* ap, const float* x0,
-                                                    const float* x1, const int32_t* koff, float* c0,
-                                                    float* c1, int64_t ldc, int64_t rows,
-                                                    __mmask16 m0, __mmask16 m1, bool overwrite,
-                                                    const float* row_bias, const float* res0,
-                                                    const float* res1, bool relu) {
-  __m512 acc[MR][2];
-  for (int64_t i = 0; i < MR; ++i) acc[i][0] = acc[i][1] = _mm512_setzero_ps();
+// The segments of one tile: Y's tile is 8 rows x up to kTile segments.
+constexpr int kTile = 3;
+struct TileArgs {
+  const float* x[kTile];    // xs + base of each segment
+  float* c[kTile];          // Y's columns of each segment, row 0 of the tile
+  const float* res[kTile];  // the residual's, on the last block; null: none
+  __mmask16 mask[kTile];
+};
+
+// Y's tile of 8 rows x NS segments over one depth block of kc: acc = sum over
+// kk of ap[kk][i] * xs[base + koff[kk]] (the order of sgemm_avx512.cc's
+// micro_kernel), then stored as it does: row_bias + acc on the first block
+// (`overwrite`; acc alone without a bias), C + acc after; on the last block
+// + the residual and Relu.
+template <int NS>
+__attribute__((target("avx512f"))) void tile_kernel(int64_t kc, const float* ap,
+                                                    const int32_t* koff, const TileArgs& t,
+                                                    int64_t ldc, int64_t rows, bool overwrite,
+                                                    const float* row_bias, bool relu) {
+  __m512 acc[MR][NS];
+  for (int64_t i = 0; i < MR; ++i) {
+    for (int h = 0; h < NS; ++h) acc[i][h] = _mm512_setzero_ps();
+  }
+  const float* x[NS];
+  for (int h = 0; h < NS; ++h) x[h] = t.x[h];
   for (int64_t kk = 0; kk < kc; ++kk) {
     const int64_t o = koff[kk];
-    const __m512 b0 = _mm512_loadu_ps(x0 + o);
-    const __m512 b1 = kTwo ? _mm512_loadu_ps(x1 + o) : b0;
+    __m512 b[NS];
+    for (int h = 0; h < NS; ++h) b[h] = _mm512_loadu_ps(x[h] + o);
     const float* a = ap + kk * MR;
     for (int64_t i = 0; i < MR; ++i) {
       const __m512 av = _mm512_set1_ps(a[i]);
-      acc[i][0] = _mm512_fmadd_ps(av, b0, acc[i][0]);
-      if (kTwo) acc[i][1] = _mm512_fmadd_ps(av, b1, acc[i][1]);
+      for (int h = 0; h < NS; ++h) acc[i][h] = _mm512_fmadd_ps(av, b[h], acc[i][h]);
     }
   }
   const __m512 zero = _mm512_setzero_ps();
   for (int64_t i = 0; i < MR; ++i) {
     if (i >= rows) break;
-    for (int h = 0; h < (kTwo ? 2 : 1); ++h) {
-      float* ci = (h ? c1 : c0) + i * ldc;
-      const __mmask16 m = h ? m1 : m0;
+    for (int h = 0; h < NS; ++h) {
+      float* ci = t.c[h] + i * ldc;
+      const __mmask16 m = t.mask[h];
       __m512 v = acc[i][h];
       if (overwrite && row_bias) {
         v = _mm512_add_ps(_mm512_set1_ps(row_bias[i]), v);
       } else if (!overwrite) {
         v = _mm512_add_ps(_mm512_maskz_loadu_ps(m, ci), v);
       }
-      if (const float* r = h ? res1 : res0)
-        v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(m, r + i * ldc));
+      if (t.res[h]) v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(m, t.res[h] + i * ldc));
       // max(v, 0): 0 for NaN and -0, as Relu's `v > 0 ? v : 0`.
       if (relu) v = _mm512_mask_max_ps(zero, 0xFFFF, v, zero);
       _mm512_mask_storeu_ps(ci, m, v);
@@ -279,32 +294,35 @@ void conv_direct_avx512(const float* x, int64_t cg, const Geom3& g, const Packed
       }
     }
   }
-  const int64_t nseg = int64_t(segs.size()), tiles = (nseg + 1) / 2;
+  const int64_t nseg = int64_t(segs.size()), tiles = (nseg + kTile - 1) / kTile;
   const float* ad = a.data.get();
   const float* residual = ep ? ep->residual : nullptr;
   const bool relu = ep && ep->relu;
   const int32_t* kt = koff.data();
   const Segment* sg = segs.data();
+  constexpr decltype(&tile_kernel<1>) kernels[kTile] = {tile_kernel<1>, tile_kernel<2>,
+                                                        tile_kernel<3>};
   // Column tiles split over the threads; each output element is computed by
   // one thread with the same blocks in the same order, so the bits do not
   // depend on the thread count.
-  parallel_for(tiles, 2.0 * double(m) * double(CK) * 32, [&](int64_t t0, int64_t t1) {
+  parallel_for(tiles, 2.0 * double(m) * double(CK) * 16 * kTile, [&](int64_t t0, int64_t t1) {
     for (int64_t t = t0; t < t1; ++t) {
-      const Segment& s0 = sg[2 * t];
-      const bool two = 2 * t + 1 < nseg;
-      const Segment& s1 = two ? sg[2 * t + 1] : s0;
+      const int ns = int(std::min<int64_t>(kTile, nseg - t * kTile));
+      const Segment* ts = sg + t * kTile;
       for (int64_t pc = 0; pc < CK; pc += KC) {
         const int64_t kc = std::min(KC, CK - pc);
         const bool overwrite = pc == 0, last = pc + kc >= CK;
         for (int64_t ir = 0; ir < m; ir += MR) {
-          const float* ap = ad + pc * m_pad + ir * kc;
-          const int64_t o0 = ir * P + s0.out, o1 = ir * P + s1.out;
-          const float* r0 = last && residual ? residual + o0 : nullptr;
-          const float* r1 = last && residual ? residual + o1 : nullptr;
-          (two ? tile_kernel<true>
-               : tile_kernel<false>)(kc, ap, xs + s0.base, xs + s1.base, kt + pc, y + o0, y + o1, P,
-                                     std::min(MR, m - ir), s0.mask, s1.mask, overwrite,
-                                     bias ? bias + ir : nullptr, r0, r1, last && relu);
+          TileArgs ta{};
+          for (int h = 0; h < ns; ++h) {
+            const int64_t o = ir * P + ts[h].out;
+            ta.x[h] = xs + ts[h].base;
+            ta.c[h] = y + o;
+            ta.res[h] = last && residual ? residual + o : nullptr;
+            ta.mask[h] = ts[h].mask;
+          }
+          kernels[ns - 1](kc, ad + pc * m_pad + ir * kc, kt + pc, ta, P, std::min(MR, m - ir),
+                          overwrite, bias ? bias + ir : nullptr, last && relu);
         }
       }
     }
