@@ -4,9 +4,10 @@
 // (xs[c][phase][z][row][col], phase = padded column % stride), so that for
 // every kernel tap the 16 output columns of a vector read 16 contiguous
 // floats: B(k, output position) = xs[base(position) + koff(k)]. The
-// micro-kernel loads its two B vectors straight from xs (unmasked: lanes
-// past a segment read data or the zeroed slack and are never stored) and
-// accumulates an 8x32 tile with the packed weights' panels, with the sums of
+// micro-kernel loads its B vectors straight from xs (unmasked: the lanes past
+// a segment read other values of the buffer and are never stored) and
+// accumulates an 8 x 48 tile (8 output channels, three segments of up to 16
+// output columns) with the packed weights' panels, with the sums of
 // sgemm_avx512.cc's micro-kernel in the same depth blocks, so the result has
 // the bits of the im2col path. Compiled for AVX-512 by function attribute;
 // conv_forward calls it only where the AVX-512 SGEMM runs.
