@@ -115,7 +115,17 @@ inline __mmask16 lanes(int64_t a, int64_t b) {
 __attribute__((target("avx512f"))) void fill_row(const float* src, int64_t first, int64_t s,
                                                  int64_t lo, int64_t hi, int64_t wc, float* dst) {
   const __m512 zero = _mm512_setzero_ps();
+  const __m512i even = _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
   for (int64_t j = 0; j < wc; j += 16) {
+    if (src && j >= lo && j + 16 <= hi && s <= 2) {  // the interior: whole vectors
+      // (stride 2 reads p[0], p[2], ..., p[30]: not p[31], maybe past the row)
+      const float* p = src + j * s + first;
+      const __m512 v = s == 1 ? _mm512_loadu_ps(p)
+                              : _mm512_permutex2var_ps(_mm512_loadu_ps(p), even,
+                                                       _mm512_maskz_loadu_ps(0x7FFF, p + 16));
+      _mm512_storeu_ps(dst + j, v);
+      continue;
+    }
     const int64_t n = std::min<int64_t>(16, wc - j);
     const int64_t a = std::clamp(lo - j, int64_t(0), n), b = std::clamp(hi - j, a, n);
     __m512 v = zero;
@@ -295,12 +305,22 @@ void conv_direct_avx512(const float* x, int64_t cg, const Geom3& g, const Packed
       }
     }
   }
-  const int64_t nseg = int64_t(segs.size()), tiles = (nseg + kTile - 1) / kTile;
+  // Tiles of kTile segments; a remainder of one segment joins the tile
+  // before it as two tiles of two (one segment alone uses a third of the
+  // kernel's loads of A).
+  const int64_t nseg = int64_t(segs.size());
+  thread_local std::vector<int64_t> tile_start;
+  tile_start.clear();
+  for (int64_t t = 0; t < nseg; t += kTile) tile_start.push_back(t);
+  if (nseg % kTile == 1 && nseg > kTile) tile_start.back() -= 1;
+  tile_start.push_back(nseg);
+  const int64_t tiles = int64_t(tile_start.size()) - 1;
   const float* ad = a.data.get();
   const float* residual = ep ? ep->residual : nullptr;
   const bool relu = ep && ep->relu;
   const int32_t* kt = koff.data();
   const Segment* sg = segs.data();
+  const int64_t* ts0 = tile_start.data();
   constexpr decltype(&tile_kernel<1>) kernels[kTile] = {tile_kernel<1>, tile_kernel<2>,
                                                         tile_kernel<3>};
   // Column tiles split over the threads; each output element is computed by
@@ -308,8 +328,8 @@ void conv_direct_avx512(const float* x, int64_t cg, const Geom3& g, const Packed
   // depend on the thread count.
   parallel_for(tiles, 2.0 * double(m) * double(CK) * 16 * kTile, [&](int64_t t0, int64_t t1) {
     for (int64_t t = t0; t < t1; ++t) {
-      const int ns = int(std::min<int64_t>(kTile, nseg - t * kTile));
-      const Segment* ts = sg + t * kTile;
+      const int ns = int(ts0[t + 1] - ts0[t]);
+      const Segment* ts = sg + ts0[t];
       for (int64_t pc = 0; pc < CK; pc += KC) {
         const int64_t kc = std::min(KC, CK - pc);
         const bool overwrite = pc == 0, last = pc + kc >= CK;
