@@ -165,6 +165,19 @@ TEST_F(ConvDirect, RepeatedCallsDoNotSeeStalePadding) {
   expect_same_bits(want, run_case(small, true, Tail::None, ConvDirectMode::Always, 1, xs, {}));
 }
 
+TEST_F(ConvDirect, NoInputChannelsGiveTheBiasInEitherMode) {
+  // Depth 0: not the direct path (it has no depth block to store from).
+  const DirectCase c{"no input channels", {1, 0, 6, 20}, {4, 0, 3, 3}, {}, {1, 1, 1, 1}, {}};
+  const Tensor x = random_tensor(c.x, 1);
+  const Tensor off = run_case(c, true, Tail::Relu, ConvDirectMode::Off, 1, x, {});
+  expect_same_bits(off, run_case(c, true, Tail::Relu, ConvDirectMode::Always, 1, x, {}));
+  const Tensor bias = random_tensor({4}, 7);
+  for (int64_t i = 0; i < off.numel(); ++i) {
+    const float b = bias.data<float>()[i / (6 * 20)];
+    ASSERT_EQ(off.data<float>()[i], b > 0 ? b : 0.0f) << "at " << i;
+  }
+}
+
 TEST_F(ConvDirect, AutoModeSkipsNarrowOutputs) {
   // OW 56 uses 56 of 64 lanes: direct; OW 7 uses 7 of 16: im2col.
   const Tensor x56 = random_tensor(cases()[0].x, 5), x7 = random_tensor(cases()[9].x, 6);

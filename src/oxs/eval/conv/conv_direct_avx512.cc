@@ -252,7 +252,8 @@ ConvDirectMode conv_direct_mode() {
 
 bool conv_direct_applies(const Geom3& g, int64_t cg) {
   const ConvDirectMode mode = conv_direct_mode();
-  if (mode == ConvDirectMode::Off) return false;
+  // (No input channels: the im2col path writes the bias alone.)
+  if (mode == ConvDirectMode::Off || cg <= 0) return false;
   const Layout l = layout(g, cg);
   // The buffer is about the (read part of the) padded input: refuse pads or
   // strides that would make it much larger than the input, and offsets past
