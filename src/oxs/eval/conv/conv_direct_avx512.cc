@@ -31,6 +31,7 @@ namespace {
 // blocks of KC, panels of MR rows; block pc, panel ir at
 // data + pc * m_pad + ir * kc.
 constexpr int64_t MR = 8, KC = 256;
+constexpr int64_t kWeightBlockBytes = int64_t(512) << 10;  // see conv_direct_avx512
 constexpr int64_t kSlack = 16;  // floats past the buffer's end an unmasked load may read
 
 std::atomic<int>& mode_flag() {
@@ -327,24 +328,29 @@ void conv_direct_avx512(const float* x, int64_t cg, const Geom3& g, const Packed
   // Column tiles split over the threads; each output element is computed by
   // one thread with the same blocks in the same order, so the bits do not
   // depend on the thread count.
+  // Rows of W per pass over the tiles: a block of the packed weights small
+  // enough to stay in L2 while every tile reads all of it.
+  const int64_t mc = std::max(MR, kWeightBlockBytes / (CK * int64_t(sizeof(float))) / MR * MR);
   parallel_for(tiles, 2.0 * double(m) * double(CK) * 16 * kTile, [&](int64_t t0, int64_t t1) {
-    for (int64_t t = t0; t < t1; ++t) {
-      const int ns = int(ts0[t + 1] - ts0[t]);
-      const Segment* ts = sg + ts0[t];
-      for (int64_t pc = 0; pc < CK; pc += KC) {
-        const int64_t kc = std::min(KC, CK - pc);
-        const bool overwrite = pc == 0, last = pc + kc >= CK;
-        for (int64_t ir = 0; ir < m; ir += MR) {
-          TileArgs ta{};
-          for (int h = 0; h < ns; ++h) {
-            const int64_t o = ir * P + ts[h].out;
-            ta.x[h] = xs + ts[h].base;
-            ta.c[h] = y + o;
-            ta.res[h] = last && residual ? residual + o : nullptr;
-            ta.mask[h] = ts[h].mask;
+    for (int64_t ic = 0; ic < m; ic += mc) {
+      for (int64_t t = t0; t < t1; ++t) {
+        const int ns = int(ts0[t + 1] - ts0[t]);
+        const Segment* ts = sg + ts0[t];
+        for (int64_t pc = 0; pc < CK; pc += KC) {
+          const int64_t kc = std::min(KC, CK - pc);
+          const bool overwrite = pc == 0, last = pc + kc >= CK;
+          for (int64_t ir = ic; ir < std::min(m, ic + mc); ir += MR) {
+            TileArgs ta{};
+            for (int h = 0; h < ns; ++h) {
+              const int64_t o = ir * P + ts[h].out;
+              ta.x[h] = xs + ts[h].base;
+              ta.c[h] = y + o;
+              ta.res[h] = last && residual ? residual + o : nullptr;
+              ta.mask[h] = ts[h].mask;
+            }
+            kernels[ns - 1](kc, ad + pc * m_pad + ir * kc, kt + pc, ta, P, std::min(MR, m - ir),
+                            overwrite, bias ? bias + ir : nullptr, last && relu);
           }
-          kernels[ns - 1](kc, ad + pc * m_pad + ir * kc, kt + pc, ta, P, std::min(MR, m - ir),
-                          overwrite, bias ? bias + ir : nullptr, last && relu);
         }
       }
     }
