@@ -178,6 +178,19 @@ TEST_F(ConvDirect, NoInputChannelsGiveTheBiasInEitherMode) {
   }
 }
 
+TEST_F(ConvDirect, PadsFarLargerThanTheInputKeepTheIm2colPath) {
+  // The padded copy would be 2 million rows for 5 input rows: refused, even
+  // when forced; the im2col path gives the result.
+  const DirectCase c{
+      "huge pads", {1, 2, 5, 40}, {3, 2, 3, 3}, {1000000, 1}, {1000000, 1, 1000000, 1}, {}};
+  const Tensor x = random_tensor(c.x, 2);
+  const int64_t before = conv_detail::conv_direct_runs();
+  const Tensor forced = run_case(c, true, Tail::None, ConvDirectMode::Always, 1, x, {});
+  EXPECT_EQ(conv_detail::conv_direct_runs(), before);
+  EXPECT_EQ(forced.dims(), (Dims{1, 3, 3, 40}));
+  expect_same_bits(forced, run_case(c, true, Tail::None, ConvDirectMode::Off, 1, x, {}));
+}
+
 TEST_F(ConvDirect, AutoModeSkipsNarrowOutputs) {
   // OW 56 uses 56 of 64 lanes: direct; OW 7 uses 7 of 16: im2col.
   const Tensor x56 = random_tensor(cases()[0].x, 5), x7 = random_tensor(cases()[9].x, 6);

@@ -255,10 +255,16 @@ bool conv_direct_applies(const Geom3& g, int64_t cg) {
   const ConvDirectMode mode = conv_direct_mode();
   // (No input channels: the im2col path writes the bias alone.)
   if (mode == ConvDirectMode::Off || cg <= 0) return false;
-  const Layout l = layout(g, cg);
   // The buffer is about the (read part of the) padded input: refuse pads or
   // strides that would make it much larger than the input, and offsets past
-  // 32 bits.
+  // 32 bits (estimated in double first: hostile pads could overflow int64).
+  double e[3];  // the padded extents read along each axis
+  for (int i = 0; i < 3; ++i) {
+    e[i] = double(g.out[i] - 1) * double(g.s[i]) + double(g.k[i] - 1) * double(g.d[i]) + 1;
+  }
+  const double est = double(cg) * e[0] * e[1] * (e[2] + double(g.s[2])) + kSlack;
+  if (est >= double(int64_t(1) << 31)) return false;
+  const Layout l = layout(g, cg);
   const int64_t in_n = cg * g.in[0] * g.in[1] * g.in[2];
   if (l.total >= (int64_t(1) << 31) || l.total > 4 * in_n + (int64_t(1) << 20)) return false;
   if (mode == ConvDirectMode::Always) return true;
