@@ -334,9 +334,11 @@ void conv_direct_avx512(const float* x, int64_t cg, const Geom3& g, const Packed
   // Column tiles split over the threads; each output element is computed by
   // one thread with the same blocks in the same order, so the bits do not
   // depend on the thread count.
-  // Rows of W per pass over the tiles: a block of the packed weights small
-  // enough to stay in L2 while every tile reads all of it.
-  const int64_t mc = std::max(MR, kWeightBlockBytes / (CK * int64_t(sizeof(float))) / MR * MR);
+  // Rows of W per pass over the tiles: the packed weights in equal blocks
+  // small enough to stay in L2 while every tile reads all of the block.
+  const int64_t w_bytes = m_pad * CK * int64_t(sizeof(float));
+  const int64_t passes = (w_bytes + kWeightBlockBytes - 1) / kWeightBlockBytes;
+  const int64_t mc = (m_pad / MR + passes - 1) / passes * MR;
   parallel_for(tiles, 2.0 * double(m) * double(CK) * 16 * kTile, [&](int64_t t0, int64_t t1) {
     for (int64_t ic = 0; ic < m; ic += mc) {
       for (int64_t t = t0; t < t1; ++t) {
