@@ -31,7 +31,7 @@ namespace {
 // blocks of KC, panels of MR rows; block pc, panel ir at
 // data + pc * m_pad + ir * kc.
 constexpr int64_t MR = 8, KC = 256;
-constexpr int64_t kWeightBlockBytes = int64_t(512) << 10;  // see conv_direct_avx512
+constexpr int64_t kWeightBlockBytes = int64_t(1) << 20;  // see conv_direct_avx512
 constexpr int64_t kSlack = 16;  // floats past the buffer's end an unmasked load may read
 
 std::atomic<int>& mode_flag() {
