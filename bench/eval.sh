@@ -53,8 +53,6 @@ section=$(mktemp)
   echo "straight into the packed panels. 2026-11-26, with the direct conv (src/oxs/eval/conv/conv_direct_avx512.cc, no"
   echo "im2col): ~85% in its 8x48 and 8x32 tile kernels (at about the machine's FMA peak on their own), ~8% the padded,"
   echo "stride-phase-split copy of each conv's input, ~2% the tile loop; Relu/Add are fused into the kernels' stores."
-  echo "Reading stride-1 convs' input unpadded with masked loads instead (OXS_CONV_DIRECT_INPUT=split, not the default)"
-  echo "removes most of the copy (7% -> 2%) but its masked-load tile kernels take ~12% longer: ~7.3 vs ~6.6 CPU ms."
   echo "Transformer: ~40% micro-kernel, ~13% packing the weight matrices (read from memory on every run; ORT packs"
   echo "them once per session), ~15% the Softmax/LayerNorm function bodies (Exp, ReduceMax/Sum/Mean, broadcast arithmetic)."
   echo "2026-11-26, transformer_encoder24 of bench/models.sh: ~66% micro-kernel (weights packed once per session), ~3%"
