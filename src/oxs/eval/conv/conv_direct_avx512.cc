@@ -1,22 +1,16 @@
 // conv_direct_avx512 (conv_forward.h): a float convolution as an implicit
-// GEMM, with no im2col matrix. For every kernel tap the 16 output columns of
-// a vector read 16 contiguous floats: B(k, output position) = src[base(
-// position) + koff(k)], where src is
-//   - with ConvDirectInput Masked or Split and a column stride of 1, X itself
-//     (unpadded): the lanes whose input column is outside the row, and the
-//     taps whose input row or depth plane is outside the input, are masked
-//     off (a mask per segment and tap, the same for every channel), so they
-//     load exact zeros, as the padding (not the default: slower here, see
-//     conv_forward.h);
-//   - else (Auto) a zero-padded copy of the input whose columns are split by stride
-//     phase (xs[c][phase][z][row][col], phase = padded column % stride),
-//     written once per call (unmasked loads: the lanes past a segment read
-//     other values of the buffer and are never stored).
-// The micro-kernel accumulates an 8 x 48 tile (8 output channels, three
-// segments of up to 16 output columns) with the packed weights' panels, with
-// the sums of sgemm_avx512.cc's micro-kernel in the same depth blocks, so the
-// result has the bits of the im2col path. Compiled for AVX-512 by function
-// attribute; conv_forward calls it only where the AVX-512 SGEMM runs.
+// GEMM, with no im2col matrix. The input is copied once per call into a
+// zero-padded buffer whose columns are split by stride phase
+// (xs[c][phase][z][row][col], phase = padded column % stride), so that for
+// every kernel tap the 16 output columns of a vector read 16 contiguous
+// floats: B(k, output position) = xs[base(position) + koff(k)]. The
+// micro-kernel loads its B vectors straight from xs (unmasked: the lanes past
+// a segment read other values of the buffer and are never stored) and
+// accumulates an 8 x 48 tile (8 output channels, three segments of up to 16
+// output columns) with the packed weights' panels, with the sums of
+// sgemm_avx512.cc's micro-kernel in the same depth blocks, so the result has
+// the bits of the im2col path. Compiled for AVX-512 by function attribute;
+// conv_forward calls it only where the AVX-512 SGEMM runs.
 #include <immintrin.h>
 
 #include <algorithm>
@@ -50,19 +44,7 @@ std::atomic<int>& mode_flag() {
   return m;
 }
 
-std::atomic<int>& input_flag() {
-  static std::atomic<int> m = [] {
-    const char* e = std::getenv("OXS_CONV_DIRECT_INPUT");
-    const std::string_view v = e ? e : "";
-    if (v == "copy") return int(ConvDirectInput::Copy);
-    if (v == "masked") return int(ConvDirectInput::Masked);
-    if (v == "split") return int(ConvDirectInput::Split);
-    return int(ConvDirectInput::Auto);
-  }();
-  return m;
-}
-
-std::atomic<int64_t> runs{0}, unpadded_runs{0};
+std::atomic<int64_t> runs{0};
 
 struct FreeDeleter {
   void operator()(float* p) const { std::free(p); }
@@ -193,97 +175,42 @@ void fill_xs(const float* x, const Geom3& g, const Layout& l, const ReadSet& rs,
   }
 }
 
-// Up to 16 consecutive output columns of one output row: B's columns at src
-// + base (unpadded: maybe outside X, masked off), Y's at y + out.
+// Up to 16 consecutive output columns of one output row: B's columns at xs +
+// base, Y's at y + out.
 struct Segment {
   int64_t base, out;
   __mmask16 mask;
 };
 
-// Whether the unpadded path's offsets from X fit koff's 32 bits.
-bool unpadded_fits(const Geom3& g, int64_t cg) {
-  const double hw = double(g.in[1]) * double(g.in[2]);
-  const double span = double(cg) * double(g.in[0]) * hw + double(g.k[0] - 1) * double(g.d[0]) * hw +
-                      double(g.k[1] - 1) * double(g.d[1]) * double(g.in[2]) +
-                      double(g.k[2] - 1) * double(g.d[2]);
-  return span < double(int64_t(1) << 31);
-}
-
-// The unpadded path's masks of segment `sg` (output row oz, oy; columns ox0
-// + [0, n)): for each tap (kz, ky, kx), the lanes whose input is inside X,
-// all 16 or none for a segment reading only its row's inside or padding.
-void tap_masks(const Geom3& g, int64_t oz, int64_t oy, int64_t ox0, int64_t n, __mmask16* m) {
-  for (int64_t kz = 0, t = 0; kz < g.k[0]; ++kz) {
-    const int64_t iz = oz * g.s[0] - g.p[0] + kz * g.d[0];
-    for (int64_t ky = 0; ky < g.k[1]; ++ky) {
-      const int64_t iy = oy * g.s[1] - g.p[1] + ky * g.d[1];
-      const bool row = iz >= 0 && iz < g.in[0] && iy >= 0 && iy < g.in[1];
-      for (int64_t kx = 0; kx < g.k[2]; ++kx, ++t) {
-        const int64_t ix = ox0 - g.p[2] + kx * g.d[2];  // lane 0's input column
-        const int64_t a = std::clamp(-ix, int64_t(0), n), b = std::clamp(g.in[2] - ix, a, n);
-        m[t] = row ? lanes(a, b) : __mmask16(0);
-      }
-    }
-  }
-}
-
 // The segments of one tile: Y's tile is 8 rows x up to kTile segments.
 constexpr int kTile = 3;
 struct TileArgs {
-  const float* x[kTile];       // src + base of each segment (unpadded: maybe outside X)
-  float* c[kTile];             // Y's columns of each segment, row 0 of the tile
-  const float* res[kTile];     // the residual's, on the last block; null: none
-  __mmask16 mask[kTile];       // the segment's lanes in Y
-  const __mmask16* tm[kTile];  // Masked: the segment's lanes inside X, per tap
+  const float* x[kTile];    // xs + base of each segment
+  float* c[kTile];          // Y's columns of each segment, row 0 of the tile
+  const float* res[kTile];  // the residual's, on the last block; null: none
+  __mmask16 mask[kTile];
 };
-
-// _mm512_maskz_loadu_ps as one instruction GCC knows reads nothing else:
-// with the intrinsic, GCC 12 assumes it may read the accumulators and stores
-// all 24 to the stack on every step of the kernel's loop (2.5x slower). The
-// kernel never writes X, so the load needs no ordering with its stores.
-// (p + i, i in floats: one addressing mode, no address arithmetic.)
-__attribute__((target("avx512f"))) inline __m512 maskz_load(__mmask16 k, const float* p,
-                                                            int64_t i) {
-  __m512 v;
-  asm("vmovups (%1,%2,4), %0%{%3%}%{z%}" : "=v"(v) : "r"(p), "r"(i), "Yk"(k));
-  return v;
-}
 
 // Y's tile of 8 rows x NS segments over one depth block of kc: acc = sum over
 // kk of ap[kk][i] * xs[base + koff[kk]] (the order of sgemm_avx512.cc's
 // micro_kernel), then stored as it does: row_bias + acc on the first block
 // (`overwrite`; acc alone without a bias), C + acc after; on the last block
-// + the residual and Relu. Masks (unpadded): B's lanes outside X load as
-// zeros, from addresses that are never read; the lanes inside X are
-// tm[h][tap[kk]] (Each), tm[0][tap[kk]] for every segment (Shared: one mask
-// register per step, for segments of the same columns in rows that read no
-// padding row), or all (None: plain loads).
-enum Masks { None, Shared, Each };
-template <int NS, int M>
+// + the residual and Relu.
+template <int NS>
 __attribute__((target("avx512f"))) void tile_kernel(int64_t kc, const float* ap,
-                                                    const int32_t* koff, const int32_t* tap,
-                                                    const TileArgs& t, int64_t ldc, int64_t rows,
-                                                    bool overwrite, const float* row_bias,
-                                                    bool relu) {
+                                                    const int32_t* koff, const TileArgs& t,
+                                                    int64_t ldc, int64_t rows, bool overwrite,
+                                                    const float* row_bias, bool relu) {
   __m512 acc[MR][NS];
   for (int64_t i = 0; i < MR; ++i) {
     for (int h = 0; h < NS; ++h) acc[i][h] = _mm512_setzero_ps();
   }
   const float* x[NS];
-  const __mmask16* tm[NS];
-  for (int h = 0; h < NS; ++h) x[h] = t.x[h], tm[h] = t.tm[h];
+  for (int h = 0; h < NS; ++h) x[h] = t.x[h];
   for (int64_t kk = 0; kk < kc; ++kk) {
     const int64_t o = koff[kk];
     __m512 b[NS];
-    if constexpr (M == Each) {
-      const int32_t tp = tap[kk];
-      for (int h = 0; h < NS; ++h) b[h] = maskz_load(tm[h][tp], x[h], o);
-    } else if constexpr (M == Shared) {
-      const __mmask16 k = tm[0][tap[kk]];
-      for (int h = 0; h < NS; ++h) b[h] = maskz_load(k, x[h], o);
-    } else {
-      for (int h = 0; h < NS; ++h) b[h] = _mm512_loadu_ps(x[h] + o);
-    }
+    for (int h = 0; h < NS; ++h) b[h] = _mm512_loadu_ps(x[h] + o);
     const float* a = ap + kk * MR;
     for (int64_t i = 0; i < MR; ++i) {
       const __m512 av = _mm512_set1_ps(a[i]);
@@ -320,14 +247,6 @@ int64_t conv_direct_runs() {
   return runs.load();
 }
 
-void set_conv_direct_input(ConvDirectInput input) {
-  input_flag() = int(input);
-}
-
-int64_t conv_direct_unpadded_runs() {
-  return unpadded_runs.load();
-}
-
 ConvDirectMode conv_direct_mode() {
   return ConvDirectMode(mode_flag().load());
 }
@@ -359,80 +278,38 @@ bool conv_direct_applies(const Geom3& g, int64_t cg) {
 void conv_direct_avx512(const float* x, int64_t cg, const Geom3& g, const PackedA& a, float* y,
                         const float* bias, const GemmEpilogue* ep) {
   runs.fetch_add(1, std::memory_order_relaxed);
-  const ConvDirectInput input = ConvDirectInput(input_flag().load());
-  // (Auto: the copy. Masked loads in the kernel's loop cost more than the
-  // copy saves on the machine measured, see conv_forward.h.)
-  const bool unpadded = g.s[2] == 1 &&
-                        (input == ConvDirectInput::Masked || input == ConvDirectInput::Split) &&
-                        unpadded_fits(g, cg);
+  const Layout l = layout(g, cg);
   const int64_t K = g.k[0] * g.k[1] * g.k[2], CK = cg * K, m = a.m, m_pad = a.m_pad;
   const int64_t OW = g.out[2], OH = g.out[1], P = g.out[0] * OH * OW;
-  // koff[(c, kz, ky, kx)]: the tap's offset from its output position's base;
-  // base: the segment's lane 0 at tap 0 (src + base + koff: its input).
-  thread_local std::vector<int32_t> koff, tap;
+  float* xs = xs_buffer(size_t(l.total));
+  ReadSet rs{read_positions(g.out[0], g.s[0], g.k[0], g.d[0], l.pz),
+             read_positions(g.out[1], g.s[1], g.k[1], g.d[1], l.py),
+             std::vector<char>(size_t(g.s[2]))};
+  for (int64_t kx = 0; kx < g.k[2]; ++kx) rs.phase[size_t(kx * g.d[2] % g.s[2])] = 1;
+  parallel_for(cg, double(l.cs), [&](int64_t c0, int64_t c1) { fill_xs(x, g, l, rs, c0, c1, xs); });
+  // koff[(c, kz, ky, kx)]: the tap's offset from its output position's base.
+  thread_local std::vector<int32_t> koff;
   koff.resize(size_t(CK));
+  for (int64_t c = 0, k = 0; c < cg; ++c) {
+    for (int64_t kz = 0; kz < g.k[0]; ++kz) {
+      for (int64_t ky = 0; ky < g.k[1]; ++ky) {
+        for (int64_t kx = 0; kx < g.k[2]; ++kx, ++k) {
+          const int64_t px = kx * g.d[2];  // padded column of output column 0
+          koff[size_t(k)] = int32_t(c * l.cs + (px % g.s[2]) * l.ps + kz * g.d[0] * l.zs +
+                                    ky * g.d[1] * l.wc + px / g.s[2]);
+        }
+      }
+    }
+  }
   thread_local std::vector<Segment> segs;
   segs.clear();
-  thread_local std::vector<__mmask16> tmask;  // unpadded: [segment][tap]
-  tmask.clear();
-  const float* src = x;
-  if (unpadded) {
-    unpadded_runs.fetch_add(1, std::memory_order_relaxed);
-    const int64_t W = g.in[2], HW = g.in[1] * W, plane = g.in[0] * HW;
-    tap.resize(size_t(CK));
-    for (int64_t c = 0, k = 0; c < cg; ++c) {
-      for (int64_t kz = 0; kz < g.k[0]; ++kz) {
-        for (int64_t ky = 0; ky < g.k[1]; ++ky) {
-          for (int64_t kx = 0; kx < g.k[2]; ++kx, ++k) {
-            koff[size_t(k)] = int32_t(c * plane + kz * g.d[0] * HW + ky * g.d[1] * W + kx * g.d[2]);
-            tap[size_t(k)] = int32_t(k - c * K);
-          }
-        }
-      }
-    }
-    // Segments by columns, then rows: a tile's segments are the same
-    // columns of consecutive rows, with the same masks but near the top and
-    // bottom.
-    for (int64_t ox = 0; ox < OW; ox += 16) {
-      const int64_t n = std::min<int64_t>(16, OW - ox);
-      for (int64_t oz = 0; oz < g.out[0]; ++oz) {
-        for (int64_t oy = 0; oy < OH; ++oy) {
-          const int64_t row_base =
-              (oz * g.s[0] - g.p[0]) * HW + (oy * g.s[1] - g.p[1]) * W - g.p[2];
-          segs.push_back({row_base + ox, (oz * OH + oy) * OW + ox, lanes(0, n)});
-          tmask.resize(tmask.size() + size_t(K));
-          tap_masks(g, oz, oy, ox, n, tmask.data() + tmask.size() - size_t(K));
-        }
-      }
-    }
-  } else {
-    const Layout l = layout(g, cg);
-    float* xs = xs_buffer(size_t(l.total));
-    src = xs;
-    ReadSet rs{read_positions(g.out[0], g.s[0], g.k[0], g.d[0], l.pz),
-               read_positions(g.out[1], g.s[1], g.k[1], g.d[1], l.py),
-               std::vector<char>(size_t(g.s[2]))};
-    for (int64_t kx = 0; kx < g.k[2]; ++kx) rs.phase[size_t(kx * g.d[2] % g.s[2])] = 1;
-    parallel_for(cg, double(l.cs),
-                 [&](int64_t c0, int64_t c1) { fill_xs(x, g, l, rs, c0, c1, xs); });
-    for (int64_t c = 0, k = 0; c < cg; ++c) {
-      for (int64_t kz = 0; kz < g.k[0]; ++kz) {
-        for (int64_t ky = 0; ky < g.k[1]; ++ky) {
-          for (int64_t kx = 0; kx < g.k[2]; ++kx, ++k) {
-            const int64_t px = kx * g.d[2];  // padded column of output column 0
-            koff[size_t(k)] = int32_t(c * l.cs + (px % g.s[2]) * l.ps + kz * g.d[0] * l.zs +
-                                      ky * g.d[1] * l.wc + px / g.s[2]);
-          }
-        }
-      }
-    }
-    for (int64_t oz = 0; oz < g.out[0]; ++oz) {
-      for (int64_t oy = 0; oy < OH; ++oy) {
-        const int64_t row_base = oz * g.s[0] * l.zs + oy * g.s[1] * l.wc;
-        for (int64_t ox = 0; ox < OW; ox += 16) {
-          segs.push_back(
-              {row_base + ox, (oz * OH + oy) * OW + ox, lanes(0, std::min<int64_t>(16, OW - ox))});
-        }
+  for (int64_t oz = 0; oz < g.out[0]; ++oz) {
+    for (int64_t oy = 0; oy < OH; ++oy) {
+      const int64_t row_base = oz * g.s[0] * l.zs + oy * g.s[1] * l.wc;
+      for (int64_t ox = 0; ox < OW; ox += 16) {
+        const int64_t n = std::min<int64_t>(16, OW - ox);
+        segs.push_back(
+            {row_base + ox, (oz * OH + oy) * OW + ox, __mmask16(n == 16 ? 0xFFFF : (1u << n) - 1)});
       }
     }
   }
@@ -446,35 +323,14 @@ void conv_direct_avx512(const float* x, int64_t cg, const Geom3& g, const Packed
   if (nseg % kTile == 1 && nseg > kTile) tile_start.back() -= 1;
   tile_start.push_back(nseg);
   const int64_t tiles = int64_t(tile_start.size()) - 1;
-  // Unpadded: the masks each tile's kernel needs (Masked: Each on every
-  // tile). Shared where its segments' masks are the same, None where those
-  // are all 16 lanes at every tap.
-  thread_local std::vector<char> tile_masks;
-  tile_masks.assign(size_t(tiles), char(None));
-  if (unpadded) {
-    for (int64_t t = 0; t < tiles; ++t) {
-      const __mmask16* m0 = tmask.data() + tile_start[size_t(t)] * K;
-      bool same = input != ConvDirectInput::Masked;
-      for (int64_t h = tile_start[size_t(t)] + 1; h < tile_start[size_t(t) + 1] && same; ++h) {
-        same = std::equal(m0, m0 + K, tmask.data() + h * K);
-      }
-      const bool full = same && std::all_of(m0, m0 + K, [](__mmask16 v) { return v == 0xFFFF; });
-      tile_masks[size_t(t)] = char(full ? None : same ? Shared : Each);
-    }
-  }
   const float* ad = a.data.get();
   const float* residual = ep ? ep->residual : nullptr;
   const bool relu = ep && ep->relu;
   const int32_t* kt = koff.data();
-  const int32_t* tp = tap.data();
-  const __mmask16* tms = tmask.data();
-  const char* tmk = tile_masks.data();
   const Segment* sg = segs.data();
   const int64_t* ts0 = tile_start.data();
-  constexpr decltype(&tile_kernel<1, None>) kernels[3][kTile] = {
-      {tile_kernel<1, None>, tile_kernel<2, None>, tile_kernel<3, None>},
-      {tile_kernel<1, Shared>, tile_kernel<2, Shared>, tile_kernel<3, Shared>},
-      {tile_kernel<1, Each>, tile_kernel<2, Each>, tile_kernel<3, Each>}};
+  constexpr decltype(&tile_kernel<1>) kernels[kTile] = {tile_kernel<1>, tile_kernel<2>,
+                                                        tile_kernel<3>};
   // Column tiles split over the threads; each output element is computed by
   // one thread with the same blocks in the same order, so the bits do not
   // depend on the thread count.
@@ -488,7 +344,6 @@ void conv_direct_avx512(const float* x, int64_t cg, const Geom3& g, const Packed
       for (int64_t t = t0; t < t1; ++t) {
         const int ns = int(ts0[t + 1] - ts0[t]);
         const Segment* ts = sg + ts0[t];
-        const int masks = tmk[t];
         for (int64_t pc = 0; pc < CK; pc += KC) {
           const int64_t kc = std::min(KC, CK - pc);
           const bool overwrite = pc == 0, last = pc + kc >= CK;
@@ -496,15 +351,13 @@ void conv_direct_avx512(const float* x, int64_t cg, const Geom3& g, const Packed
             TileArgs ta{};
             for (int h = 0; h < ns; ++h) {
               const int64_t o = ir * P + ts[h].out;
-              ta.x[h] = fast::float_offset(src, ts[h].base);
-              ta.tm[h] = masks != None ? tms + (ts0[t] + h) * K : nullptr;
+              ta.x[h] = xs + ts[h].base;
               ta.c[h] = y + o;
               ta.res[h] = last && residual ? residual + o : nullptr;
               ta.mask[h] = ts[h].mask;
             }
-            kernels[masks][ns - 1](kc, ad + pc * m_pad + ir * kc, kt + pc,
-                                   unpadded ? tp + pc : nullptr, ta, P, std::min(MR, m - ir),
-                                   overwrite, bias ? bias + ir : nullptr, last && relu);
+            kernels[ns - 1](kc, ad + pc * m_pad + ir * kc, kt + pc, ta, P, std::min(MR, m - ir),
+                            overwrite, bias ? bias + ir : nullptr, last && relu);
           }
         }
       }

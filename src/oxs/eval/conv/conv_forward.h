@@ -233,22 +233,6 @@ void conv_direct_avx512(const float* x, int64_t cg, const Geom3& g, const Packed
 // How many times conv_direct_avx512 has run in this process (tests check
 // that the path they mean to test ran).
 int64_t conv_direct_runs();
-// Where the direct path reads its input from. Copy (what Auto does): the
-// padded, stride-phase-split copy. Masked and Split, for a column stride of
-// 1 (else the copy): straight from X with masked loads (lanes and taps in
-// the padding masked off), a masked micro-kernel on every tile (Masked) or
-// only where a tile's segments read some padding (Split: tiles of the same
-// columns in consecutive rows share one mask per step; plain loads where
-// none is needed). Not the default: on the Sapphire Rapids measured, a
-// masked load in the kernel's loop costs more than its plain one (+10% on
-// the synthetic resnet even with a constant all-ones mask), more than the
-// copy saves (~6%): resnet 7.2 (Split) / 7.7 (Masked) vs 6.3 CPU ms (Copy).
-// It starts as OXS_CONV_DIRECT_INPUT=copy|masked|split says, else Auto; for
-// tests and measurements.
-enum class ConvDirectInput { Auto, Copy, Masked, Split };
-void set_conv_direct_input(ConvDirectInput input);
-// How many of the runs read X unpadded.
-int64_t conv_direct_unpadded_runs();
 
 // Bytes of im2col buffer per GEMM: a band of output rows this large keeps
 // the buffer in L2 while OpenBLAS packs it.
