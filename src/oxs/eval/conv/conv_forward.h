@@ -7,8 +7,11 @@
 //   - pointwise (1x1.., stride 1, no pads): X itself is the GEMM operand;
 //   - depthwise (one input channel per group, group > 1, float/double): a
 //     direct loop, instead of one tiny GEMM per channel;
-//   - rank <= 3, float, AVX-512 SGEMM in use: the im2col matrix is built
-//     straight into the GEMM's packed panels (Im2colRows);
+//   - rank <= 3, float, AVX-512 SGEMM in use, weights packed: a direct
+//     implicit GEMM (conv_direct_avx512) that reads a padded copy of the
+//     input, when its vectors are well used (conv_direct_applies);
+//   - rank <= 3, float, AVX-512 SGEMM in use otherwise: the im2col matrix is
+//     built straight into the GEMM's packed panels (Im2colRows);
 //   - rank <= 3 otherwise: im2col into a per-thread buffer kept between
 //     calls (about 1 MiB: a band of output rows at a time, so it stays
 //     cache-warm), with whole zero rows / row-wise copies and no bounds
@@ -209,6 +212,28 @@ struct Im2colRows {
                    int64_t stride, int64_t row_step);
 };
 
+// The direct (implicit GEMM) path of conv_direct_avx512.cc, for float convs
+// of rank <= 3 with packed weights: no im2col matrix, the input copied once
+// into a padded buffer the micro-kernel reads directly; the bits of the
+// Im2colRows path. Which convs take it: Auto (where its vectors are at least
+// 3/4 used, i.e. not for narrow outputs such as 7x7), Off, or Always (every
+// conv it can run, for tests). It starts as OXS_CONV_DIRECT=off|always in the
+// environment says, else Auto.
+enum class ConvDirectMode { Auto, Off, Always };
+void set_conv_direct_mode(ConvDirectMode mode);
+ConvDirectMode conv_direct_mode();
+// Whether conv_direct_avx512 runs for this geometry with cg input channels
+// per group (the same answer for every group and batch element).
+bool conv_direct_applies(const Geom3& g, int64_t cg);
+// One group: y [a.m, P] = a (the group's packed W) x (implicit im2col of x,
+// its cg input channels) + bias (a.m values, or null), then `ep` (its
+// residual laid out as y), every element written. Only where AVX-512 is.
+void conv_direct_avx512(const float* x, int64_t cg, const Geom3& g, const PackedA& a, float* y,
+                        const float* bias, const GemmEpilogue* ep);
+// How many times conv_direct_avx512 has run in this process (tests check
+// that the path they mean to test ran).
+int64_t conv_direct_runs();
+
 // Bytes of im2col buffer per GEMM: a band of output rows this large keeps
 // the buffer in L2 while OpenBLAS packs it.
 inline constexpr int64_t kColBandBytes = int64_t(1) << 20;
@@ -310,8 +335,17 @@ void conv_forward(const T* x, const T* w, const T* bias, T* y, int64_t n, int64_
       // (Strides that large would overflow the gather's 32-bit lane offsets.)
       if (win.rank() <= 3 && win.strides.back() < (int64_t(1) << 24) &&
           gemm_f32_uses_avx512(mg, P, CK)) {
+        const Geom3 g3 = geom3(win);
+        if (fused && conv_direct_applies(g3, cg)) {
+          for (int64_t g = 0; g < group; ++g) {
+            const GemmEpilogue eg = epilogue_at(b * m * P + g * mg * P);
+            conv_direct_avx512(xb + g * cg * in_n, cg, g3, *(*packed)[size_t(g)], yb + g * mg * P,
+                               bias ? bias + g * mg : nullptr, ep ? &eg : nullptr);
+          }
+          return true;
+        }
         for (int64_t g = 0; g < group; ++g) {
-          Im2colRows src{xb + g * cg * in_n, geom3(win)};
+          Im2colRows src{xb + g * cg * in_n, g3};
           const RowSource rows{&src, &Im2colRows::fill};
           if (fused) {
             const GemmEpilogue eg = epilogue_at(b * m * P + g * mg * P);
