@@ -104,11 +104,20 @@ void concat_from_sequence_k(KernelContext& ctx) {
   const Value& s = seq_input(ctx, 0);
   if (s.items().empty()) ctx.fail("cannot concatenate an empty sequence");
   bool new_axis = ctx.attr_int("new_axis", 0) != 0;
-  int64_t r = int64_t(s.items()[0].tensor().rank()) + (new_axis ? 1 : 0);
+  const Tensor& first = s.items()[0].tensor();
+  int64_t r = int64_t(first.rank()) + (new_axis ? 1 : 0);
   int64_t axis = normalize_axis(ctx, ctx.attr_int("axis", 0), r);
   std::vector<Tensor> parts;
-  for (const Value& v : s.items()) {
-    Tensor t = v.tensor();
+  for (size_t i = 0; i < s.items().size(); ++i) {
+    Tensor t = s.items()[i].tensor();
+    // The axis was placed by the first element's rank: an element of
+    // another rank cannot take it (inserting past its dims wrote out of
+    // bounds).
+    if (t.rank() != first.rank()) {
+      ctx.fail("sequence element " + std::to_string(i) + " has shape " + dims_to_string(t.dims()) +
+               " but element 0 has " + dims_to_string(first.dims()) +
+               "; the elements must have one rank");
+    }
     if (new_axis) {
       Dims d = t.dims();
       d.insert(d.begin() + axis, 1);
