@@ -1,5 +1,6 @@
 #include "fuzz/single_op/values.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <memory>
@@ -147,6 +148,13 @@ eval::Dims ShapeChooser::next(ByteReader& r) {
     for (auto& d : dims) d = r.in_range(0, 4);
   } else if (how == 1 && has_last_) {
     dims = last_;
+  } else if (how == 4) {
+    // Empty, but with a huge dim beside the zero: no memory, yet a kernel
+    // that loops over the other dims before looking at the element count
+    // would run for ever (or size a buffer by them).
+    dims.assign(std::max<size_t>(rank_, 2), 1);
+    dims[r.below(dims.size())] = int64_t{1} << 31;
+    dims[r.below(dims.size())] = 0;
   } else {
     size_t rank = rank_;
     if (how == 2 && rank > 0) --rank;

@@ -21,7 +21,8 @@ namespace oxs::fuzz {
 // and three dims are chosen once per case, and most tensors take that rank
 // (or one less or more) with dims from the three, or repeat the previous
 // tensor's shape; so ops that need matching ranks and dims (convolutions,
-// attention, recurrent ops) often get past their shape checks.
+// attention, recurrent ops) often get past their shape checks. One tensor in
+// eight is empty with a dim of 2^31 beside its zero.
 class ShapeChooser {
  public:
   static ShapeChooser independent() { return ShapeChooser(); }

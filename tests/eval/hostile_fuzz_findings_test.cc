@@ -3,6 +3,8 @@
 // each model here crashed the evaluator before its fix and must now end in
 // an oxs::Error naming the node and what is wrong. The fuzzer's inputs are
 // in fuzz/corpus/single_op/mutate-*.bin.
+#include <cmath>
+
 #include "hostile_util.h"
 
 namespace oxs::eval::hostile {
@@ -19,6 +21,24 @@ ir::Model one_input_model(const std::string& op, ir::Type in_type, std::vector<i
   n->set_name("hostile");
   for (ir::Attr& a : as) n->set_attr(std::move(a));
   g.add_output(n->output(0));
+  return m;
+}
+
+// Node "hostile" of `op` reading float graph inputs x0, x1, ... (fed by the
+// test), with `outputs` outputs.
+ir::Model float_inputs_model(const std::string& op, size_t inputs, size_t outputs,
+                             std::vector<ir::Attr> as, int64_t opset) {
+  ir::Model m;
+  m.opset_imports = {{"", opset}};
+  ir::Graph& g = *m.graph;
+  std::vector<ir::Value*> ins;
+  for (size_t i = 0; i < inputs; ++i) {
+    ins.push_back(g.add_input("x" + std::to_string(i), ir::Type::tensor(DataType::Float)));
+  }
+  ir::Node* n = g.create_node(op, ins, outputs);
+  n->set_name("hostile");
+  for (ir::Attr& a : as) n->set_attr(std::move(a));
+  for (size_t i = 0; i < outputs; ++i) g.add_output(n->output(i));
   return m;
 }
 
@@ -55,6 +75,54 @@ TEST(HostileFuzzFindings, ConcatFromSequenceOfOneRankStillConcatenates) {
   std::vector<Value> out = s.run({{"s", Value::sequence({ones({2}), ones({2}), ones({2})})}});
   ASSERT_EQ(out.size(), 1u);
   EXPECT_EQ(out[0].tensor().dims(), (Dims{2, 3}));
+}
+
+constexpr int64_t kHuge = int64_t{1} << 31;
+
+// C = 0 lets any num_groups divide it, and the kernel looped over N x
+// num_groups (2^40 here) before looking at the element count: a hang.
+TEST(HostileFuzzFindings, GroupNormalizationOfAnEmptyXWithHugeNumGroupsIsEmpty) {
+  ir::Model m = float_inputs_model("GroupNormalization", 3, 1,
+                                   attrs(a_int("num_groups", int64_t{1} << 40)), 21);
+  Session s(m);
+  std::vector<Value> out = s.run({{"x0", Tensor(DataType::Float, {2, 0, 3})},
+                                  {"x1", Tensor(DataType::Float, {0})},
+                                  {"x2", Tensor(DataType::Float, {0})}});
+  EXPECT_EQ(out[0].tensor().dims(), (Dims{2, 0, 3}));
+}
+
+// An empty X with 2^62 rows: the kernel sized its statistics as
+// std::vectors by the row count (std::length_error escaped) and looped
+// over them. Y is empty; Mean and InvStdDev would have 2^62 elements, which
+// the allocation limit refuses with a clear error.
+TEST(HostileFuzzFindings, LayerNormalizationOfAnEmptyXWithHugeOuterDims) {
+  const Tensor x(DataType::Float, {kHuge, kHuge, 0});
+  ir::Model y_only = float_inputs_model("LayerNormalization", 2, 1, {}, 17);
+  Session s(y_only);
+  std::vector<Value> out = s.run({{"x0", x}, {"x1", Tensor(DataType::Float, {0})}});
+  EXPECT_EQ(out[0].tensor().dims(), (Dims{kHuge, kHuge, 0}));
+
+  ir::Model with_stats = float_inputs_model("LayerNormalization", 2, 3, {}, 17);
+  expect_run_error(with_stats, {{"x0", x}, {"x1", Tensor(DataType::Float, {0})}},
+                   {"hostile", "limit"});
+}
+
+TEST(HostileFuzzFindings, LayerNormalizationStatisticsOfEmptyRowsAreNaN) {
+  ir::Model m = float_inputs_model("LayerNormalization", 2, 3, {}, 17);
+  Session s(m);
+  std::vector<Value> out =
+      s.run({{"x0", Tensor(DataType::Float, {2, 3, 0})}, {"x1", Tensor(DataType::Float, {0})}});
+  EXPECT_EQ(out[0].tensor().dims(), (Dims{2, 3, 0}));
+  ASSERT_EQ(out[1].tensor().dims(), (Dims{2, 3, 1}));
+  for (int64_t i = 0; i < 6; ++i) EXPECT_TRUE(std::isnan(out[1].tensor().data<float>()[i]));
+}
+
+TEST(HostileFuzzFindings, RmsNormalizationOfAnEmptyXWithHugeOuterDims) {
+  ir::Model m = float_inputs_model("RMSNormalization", 2, 1, {}, 23);
+  Session s(m);
+  std::vector<Value> out = s.run(
+      {{"x0", Tensor(DataType::Float, {kHuge, kHuge, 0})}, {"x1", Tensor(DataType::Float, {0})}});
+  EXPECT_EQ(out[0].tensor().numel(), 0);
 }
 
 }  // namespace
