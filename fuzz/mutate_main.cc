@@ -64,7 +64,7 @@ void on_signal(int sig) {
 }
 
 // An input that runs longer than the hang limit is a finding too (the
-// harnesses bound their runs: single_op's sessions stop after 2 s).
+// harnesses bound their runs: single_op's sessions stop after 0.5 s).
 void on_hang(int) {
   save_current();
   static const char msg[] = "oxs_fuzz_mutate: an input ran past the hang limit (saved)\n";
@@ -182,6 +182,11 @@ int main(int argc, char** argv) {
   sigaction(SIGALRM, &hang, nullptr);
   const char* hang_env = std::getenv("OXS_FUZZ_HANG_SECONDS");
   const unsigned hang_seconds = hang_env ? unsigned(std::atoi(hang_env)) : 20;
+  // For campaigns: inputs that return but take longer than this are kept
+  // (mutate-slow-<harness>-<n>.bin, at most 20) and named, not failed.
+  const char* slow_env = std::getenv("OXS_FUZZ_SLOW_SECONDS");
+  const double slow_seconds = slow_env ? std::atof(slow_env) : 0;
+  int slow_found = 0;
 
   if (seconds == 0) {  // replay: every corpus file once, as it is
     for (size_t i = 0; i < corpus.size(); ++i) {
@@ -203,6 +208,7 @@ int main(int argc, char** argv) {
     const int edits = 1 + int(rng() % 8);
     for (int i = 0; i < edits; ++i) mutate_once(input, corpus, rng);
     g_current = &input;
+    const auto started = std::chrono::steady_clock::now();
     alarm(hang_seconds);
     try {
       h->entry(input.data(), input.size());
@@ -217,6 +223,15 @@ int main(int argc, char** argv) {
     alarm(0);
     g_current = nullptr;
     ++execs;
+    const double took =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    if (slow_seconds > 0 && took > slow_seconds && slow_found < 20) {
+      const std::string path = "mutate-slow-" + name + "-" + std::to_string(slow_found++) + ".bin";
+      std::ofstream(path, std::ios::binary)
+          .write(reinterpret_cast<const char*>(input.data()), std::streamsize(input.size()));
+      std::fprintf(stderr, "oxs_fuzz_mutate: %s: a slow input (%.1f s) in %s\n", name.c_str(), took,
+                   path.c_str());
+    }
   }
   std::printf(
       "oxs_fuzz_mutate: %s: %llu runs in %.0f s from %zu corpus files (seed %llu), no finding\n",

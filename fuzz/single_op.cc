@@ -198,7 +198,7 @@ CaseReport run_single_op_case(const uint8_t* data, size_t size, bool describe) {
   eval::set_allocation_limit(int64_t{64} << 20);
   eval::SessionOptions options;
   options.max_live_bytes = int64_t{256} << 20;
-  options.max_seconds = 2;
+  options.max_seconds = 0.5;
   options.threads = 1;
 
   static const bool verbose = std::getenv("OXS_FUZZ_VERBOSE") != nullptr;
@@ -261,12 +261,13 @@ CaseReport run_single_op_case(const uint8_t* data, size_t size, bool describe) {
     }
     for (size_t i = 0; i < node->num_outputs(); ++i) g.add_output(node->output(i));
     model.ir_version = schema::min_ir_version(model);
-    if (describe) report.description = describe_case(feeds, *node);
+    if (describe || verbose) report.description = describe_case(feeds, *node);
 
     if (verbose) {
       std::fprintf(stderr, "single_op: %s%s%s-%lld, %zu inputs, %zu attributes\n",
                    which.domain.c_str(), which.domain.empty() ? "" : ".", which.op.c_str(),
                    static_cast<long long>(which.version), inputs.size(), node->attrs().size());
+      std::fprintf(stderr, "single_op: %s\n", report.description.c_str());
     }
     report.outcome = CaseOutcome::Refused;
     eval::Session session(model, options);

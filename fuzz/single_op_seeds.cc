@@ -166,7 +166,9 @@ int main(int argc, char** argv) {
     }
     if (!found) std::printf("feature %s: no case found\n", f.file);
   }
-  std::printf("%zu of %zu new op versions ran at least once; %zu seed files written to %s\n", ran,
-              total, files, out.string().c_str());
+  std::printf(
+      "%zu op versions in the table; %zu of its %zu new ones ran at least once; %zu seed files "
+      "written to %s\n",
+      oxs::fuzz::single_op_table().size(), ran, total, files, out.string().c_str());
   return 0;
 }

@@ -24,16 +24,16 @@ ir::Model one_input_model(const std::string& op, ir::Type in_type, std::vector<i
   return m;
 }
 
-// Node "hostile" of `op` reading float graph inputs x0, x1, ... (fed by the
-// test), with `outputs` outputs.
-ir::Model float_inputs_model(const std::string& op, size_t inputs, size_t outputs,
-                             std::vector<ir::Attr> as, int64_t opset) {
+// Node "hostile" of `op` reading untyped graph inputs x0, x1, ... (fed by
+// the test), with `outputs` outputs.
+ir::Model inputs_model(const std::string& op, size_t inputs, size_t outputs,
+                       std::vector<ir::Attr> as, int64_t opset) {
   ir::Model m;
   m.opset_imports = {{"", opset}};
   ir::Graph& g = *m.graph;
   std::vector<ir::Value*> ins;
   for (size_t i = 0; i < inputs; ++i) {
-    ins.push_back(g.add_input("x" + std::to_string(i), ir::Type::tensor(DataType::Float)));
+    ins.push_back(g.add_input("x" + std::to_string(i)));
   }
   ir::Node* n = g.create_node(op, ins, outputs);
   n->set_name("hostile");
@@ -50,6 +50,8 @@ void expect_run_error(const ir::Model& m, const std::map<std::string, Value>& fe
     EXPECT_NE(text.find(p), std::string::npos) << "'" << p << "' not in: " << text;
   }
 }
+
+using i64s = std::vector<int64_t>;
 
 const ir::Type kFloatSeq = ir::Type::sequence(ir::Type::tensor(DataType::Float));
 
@@ -82,8 +84,8 @@ constexpr int64_t kHuge = int64_t{1} << 31;
 // C = 0 lets any num_groups divide it, and the kernel looped over N x
 // num_groups (2^40 here) before looking at the element count: a hang.
 TEST(HostileFuzzFindings, GroupNormalizationOfAnEmptyXWithHugeNumGroupsIsEmpty) {
-  ir::Model m = float_inputs_model("GroupNormalization", 3, 1,
-                                   attrs(a_int("num_groups", int64_t{1} << 40)), 21);
+  ir::Model m =
+      inputs_model("GroupNormalization", 3, 1, attrs(a_int("num_groups", int64_t{1} << 40)), 21);
   Session s(m);
   std::vector<Value> out = s.run({{"x0", Tensor(DataType::Float, {2, 0, 3})},
                                   {"x1", Tensor(DataType::Float, {0})},
@@ -97,18 +99,18 @@ TEST(HostileFuzzFindings, GroupNormalizationOfAnEmptyXWithHugeNumGroupsIsEmpty) 
 // the allocation limit refuses with a clear error.
 TEST(HostileFuzzFindings, LayerNormalizationOfAnEmptyXWithHugeOuterDims) {
   const Tensor x(DataType::Float, {kHuge, kHuge, 0});
-  ir::Model y_only = float_inputs_model("LayerNormalization", 2, 1, {}, 17);
+  ir::Model y_only = inputs_model("LayerNormalization", 2, 1, {}, 17);
   Session s(y_only);
   std::vector<Value> out = s.run({{"x0", x}, {"x1", Tensor(DataType::Float, {0})}});
   EXPECT_EQ(out[0].tensor().dims(), (Dims{kHuge, kHuge, 0}));
 
-  ir::Model with_stats = float_inputs_model("LayerNormalization", 2, 3, {}, 17);
+  ir::Model with_stats = inputs_model("LayerNormalization", 2, 3, {}, 17);
   expect_run_error(with_stats, {{"x0", x}, {"x1", Tensor(DataType::Float, {0})}},
                    {"hostile", "limit"});
 }
 
 TEST(HostileFuzzFindings, LayerNormalizationStatisticsOfEmptyRowsAreNaN) {
-  ir::Model m = float_inputs_model("LayerNormalization", 2, 3, {}, 17);
+  ir::Model m = inputs_model("LayerNormalization", 2, 3, {}, 17);
   Session s(m);
   std::vector<Value> out =
       s.run({{"x0", Tensor(DataType::Float, {2, 3, 0})}, {"x1", Tensor(DataType::Float, {0})}});
@@ -118,11 +120,46 @@ TEST(HostileFuzzFindings, LayerNormalizationStatisticsOfEmptyRowsAreNaN) {
 }
 
 TEST(HostileFuzzFindings, RmsNormalizationOfAnEmptyXWithHugeOuterDims) {
-  ir::Model m = float_inputs_model("RMSNormalization", 2, 1, {}, 23);
+  ir::Model m = inputs_model("RMSNormalization", 2, 1, {}, 23);
   Session s(m);
   std::vector<Value> out = s.run(
       {{"x0", Tensor(DataType::Float, {kHuge, kHuge, 0})}, {"x1", Tensor(DataType::Float, {0})}});
   EXPECT_EQ(out[0].tensor().numel(), 0);
+}
+
+// An empty [2^40, 0] input: the kernel walked its 2^40 rows looking for the
+// diagonal (found as a 4 s run at 2^31 rows).
+TEST(HostileFuzzFindings, EyeLikeOfAnEmptyInputWithHugeRowsIsEmpty) {
+  ir::Model m = inputs_model("EyeLike", 1, 1, {}, 22);
+  Session s(m);
+  std::vector<Value> out = s.run({{"x0", Tensor(DataType::Float, {int64_t{1} << 40, 0})}});
+  EXPECT_EQ(out[0].tensor().dims(), (Dims{int64_t{1} << 40, 0}));
+}
+
+// An empty axis: the kernel looped over outer x inner (2^62 here).
+TEST(HostileFuzzFindings, LpNormalizationOverAnEmptyAxisIsEmpty) {
+  ir::Model m = inputs_model("LpNormalization", 1, 1, attrs(a_int("axis", 1)), 22);
+  Session s(m);
+  std::vector<Value> out = s.run({{"x0", Tensor(DataType::Float, {kHuge, 0, kHuge})}});
+  EXPECT_EQ(out[0].tensor().numel(), 0);
+}
+
+// An empty X of [0, 2^40]: splitting its long axis made 2^40 empty tensors
+// (a hang, then memory without bound: no byte budget counts empty tensors).
+TEST(HostileFuzzFindings, SplitToSequenceIntoMoreTensorsThanFitIsAnError) {
+  const Tensor x(DataType::Float, {0, int64_t{1} << 40});
+  ir::Model whole = inputs_model("SplitToSequence", 1, 1, attrs(a_int("axis", 1)), 24);
+  expect_run_error(whole, {{"x0", x}}, {"hostile", "1099511627776 tensors", "allocation limit"});
+  ir::Model chunks = inputs_model("SplitToSequence", 2, 1, attrs(a_int("axis", 1)), 24);
+  expect_run_error(chunks, {{"x0", x}, {"x1", Tensor::of<int64_t>(DataType::Int64, {}, i64s{2})}},
+                   {"hostile", "549755813888 tensors"});
+}
+
+TEST(HostileFuzzFindings, SplitToSequenceOfAnOrdinaryAxisStillSplits) {
+  ir::Model m = inputs_model("SplitToSequence", 1, 1, attrs(a_int("axis", 0)), 24);
+  Session s(m);
+  std::vector<Value> out = s.run({{"x0", ones({3, 2})}});
+  EXPECT_EQ(out[0].items().size(), 3u);
 }
 
 }  // namespace
