@@ -182,6 +182,10 @@ TEST(HostileFuzzFindings, AxisKernelsOfEmptyTensorsWithHugeDimsReturnAtOnce) {
   cases.push_back({"CumSum", 14, {x, axis1}, {}});
   cases.push_back({"CumProd", 26, {x, axis1}, {}});
   // Nothing gathered, kept or selected along the empty axis.
+  // 2^40 batch entries of [0, 2] x [2, 4]: as many empty GEMMs (QLinearMatMul-21 of a
+  // [2^31, 1, 0] operand in the campaign).
+  cases.push_back(
+      {"MatMul", 13, {Tensor(DataType::Float, {int64_t{1} << 40, 0, 2}), ones({1, 2, 4})}, {}});
   cases.push_back({"Gather", 13, {x, Tensor(DataType::Int64, {0})}, attrs(a_int("axis", 1))});
   cases.push_back({"Compress", 11, {x, Tensor(DataType::Bool, {0})}, attrs(a_int("axis", 1))});
   cases.push_back({"TopK",

@@ -165,6 +165,12 @@ Tensor matmul_tensors(const KernelContext& ctx, const Tensor& a0, const Tensor& 
   od.push_back(m);
   od.push_back(n);
   Tensor out = Tensor::uninitialized(a.dtype(), od);  // every GEMM below has beta 0
+  Dims fd(batch);
+  if (!a1) fd.push_back(m);
+  if (!b1) fd.push_back(n);
+  // An empty product: its batch count is no bound on the loop below (a
+  // [2^31, 1, 0] operand made 2^31 empty GEMMs).
+  if (out.numel() == 0) return out.reshaped(fd);
   int64_t nb = checked_numel(batch);
   const Dims sa = oa->batch_strides(batch), sb = ob->batch_strides(batch);
   auto bs = row_major_strides(batch);
@@ -198,9 +204,6 @@ Tensor matmul_tensors(const KernelContext& ctx, const Tensor& a0, const Tensor& 
       }
     });
   });
-  Dims fd(batch);
-  if (!a1) fd.push_back(m);
-  if (!b1) fd.push_back(n);
   return out.reshaped(fd);
 }
 
@@ -342,13 +345,14 @@ T saturate(double v) {
 }
 
 void qlinear_matmul_k(KernelContext& ctx) {
-  Tensor a = shift_to_int32(ctx, ctx.tensor(0), &ctx.tensor(2), 2);
-  Tensor b = shift_to_int32(ctx, ctx.tensor(3), &ctx.tensor(5), 1);
-  Tensor ab = matmul_tensors(ctx, a, b);
+  // The scalars first: a bad one fails before the product is computed.
   double sa = scalar_double(ctx, ctx.tensor(1), "a_scale");
   double sb = scalar_double(ctx, ctx.tensor(4), "b_scale");
   double sy = scalar_double(ctx, ctx.tensor(6), "y_scale");
   double zy = scalar_double(ctx, ctx.tensor(7), "y_zero_point");
+  Tensor a = shift_to_int32(ctx, ctx.tensor(0), &ctx.tensor(2), 2);
+  Tensor b = shift_to_int32(ctx, ctx.tensor(3), &ctx.tensor(5), 1);
+  Tensor ab = matmul_tensors(ctx, a, b);
   DataType odt = ctx.tensor(7).dtype();
   Tensor& out = ctx.alloc_output(0, odt, ab.dims());
   const int32_t* p = ab.data<int32_t>();
