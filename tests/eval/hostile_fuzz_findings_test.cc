@@ -180,6 +180,7 @@ TEST(HostileFuzzFindings, AxisKernelsOfEmptyTensorsWithHugeDimsReturnAtOnce) {
     cases.push_back({op, 13, {x}, attrs(a_int("axis", 1))});
   }
   cases.push_back({"CumSum", 14, {x, axis1}, {}});
+  cases.push_back({"Concat", 13, {x, x}, attrs(a_int("axis", 1))});
   cases.push_back({"CumProd", 26, {x, axis1}, {}});
   // Nothing gathered, kept or selected along the empty axis.
   // 2^40 batch entries of [0, 2] x [2, 4]: as many empty GEMMs (QLinearMatMul-21 of a
@@ -204,6 +205,30 @@ TEST(HostileFuzzFindings, AxisKernelsOfEmptyTensorsWithHugeDimsReturnAtOnce) {
     std::vector<Value> out = s.run(feeds);
     EXPECT_EQ(out[0].tensor().numel(), 0);
   }
+}
+
+// Sets the process-wide allocation limit for one test.
+class AllocationLimit {
+ public:
+  explicit AllocationLimit(int64_t bytes) : old_(allocation_limit()) {
+    set_allocation_limit(bytes);
+  }
+  ~AllocationLimit() { set_allocation_limit(old_); }
+
+ private:
+  int64_t old_;
+};
+
+// X of [2^31, 0] int64: LinearRegressor sized its scores (N x targets) as a
+// std::vector, outside the allocation limit: 8 GB taken and filled, then a
+// 2^31-row loop (the campaign's hang, with a 64 MiB limit in force).
+TEST(HostileFuzzFindings, ScratchBuffersSizedByAnEmptyInputMeetTheAllocationLimit) {
+  AllocationLimit limit(int64_t{64} << 20);
+  ir::Model m = inputs_model("LinearRegressor", 1, 1, {}, 1);
+  m.opset_imports = {{"", 17}, {"ai.onnx.ml", 1}};
+  m.graph->first_node()->set_domain("ai.onnx.ml");
+  expect_run_error(m, {{"x0", Tensor(DataType::Int64, {kHuge, 0})}},
+                   {"hostile", "the scores of 2147483648 x 1 values", "allocation limit"});
 }
 
 }  // namespace

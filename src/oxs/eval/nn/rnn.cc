@@ -138,7 +138,7 @@ void recurrent_k(KernelContext& ctx) {
   auto clipped = [&](double v) { return has_clip ? std::clamp(v, -clip, clip) : v; };
   bool lbr = ctx.attr_int("linear_before_reset", 0) != 0;
   bool input_forget = ctx.attr_int("input_forget", 0) != 0;
-  std::vector<double> y(size_t(seq * dirs * batch * h), 0.0);
+  std::vector<double> y(checked_buffer(ctx, {seq, state}, sizeof(double), "Y"), 0.0);
   const double* pw = w.data<double>();
   const double* pr = r.data<double>();
   std::vector<double> gx(size_t(gates * h)), gh(size_t(gates * h));

@@ -219,6 +219,8 @@ Tensor concat_tensors(const std::vector<const Tensor*>& parts, int64_t axis) {
     }
   }
   Tensor out(parts[0]->dtype(), od);
+  // Empty: the outer size is no bound on the copy loop ([2^62, 0, 1] parts).
+  if (out.numel() == 0) return out;
   int64_t outer = checked_numel(Dims(od.begin(), od.begin() + axis), "outer size");
   int64_t inner = checked_numel(Dims(od.begin() + axis + 1, od.end()), "inner size");
   dispatch_copy(out.dtype(), [&](auto tag) {
