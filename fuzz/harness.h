@@ -17,8 +17,8 @@
 
 namespace oxs::fuzz {
 
-// Model bytes -> load -> verify -> checker and shape inference (as `oxs
-// check` gates them) -> print -> save and load again.
+// Model bytes -> load -> print -> everything `oxs check` does
+// (infer::check_model) -> save and load again.
 void load_model(const uint8_t* data, size_t size);
 // Bytes choose one op version of any domain the schemas know (ai.onnx 1-28,
 // ai.onnx.ml 1-5, the preview domains), its arity, input types (tensors of
