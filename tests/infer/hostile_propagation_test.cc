@@ -15,33 +15,38 @@ using ir::DataType;
 using ir::Shape;
 using ir::Type;
 
-ir::Value* ints(ir::Graph& g, const std::string& name, std::vector<int64_t> v) {
-  return g.add_initializer(name,
-                           std::make_shared<ir::Tensor>(ir::Tensor::from<int64_t>(
-                               DataType::Int64, {int64_t(v.size())}, std::span<const int64_t>(v))));
-}
+// x: float[2, 3], its Shape (from `start`), and `op`(shape, [1]) or
+// `op`([1], shape).
+struct ShapeArithmetic {
+  ir::Model m;
+  ir::Node* shape = nullptr;
+  ir::Node* op = nullptr;
+  ShapeArithmetic(const char* op_type, int64_t start, bool shape_first) {
+    m.opset_imports = {{"", 17}};
+    ir::Graph& g = *m.graph;
+    ir::Value* xs[] = {g.add_input("x", Type::tensor(DataType::Float, Shape{2, 3}))};
+    shape = g.create_node("Shape", xs);
+    shape->set_attr(ir::Attr::of_int("start", start));
+    std::vector<int64_t> one{1};
+    ir::Value* c =
+        g.add_initializer("one", std::make_shared<ir::Tensor>(ir::Tensor::from<int64_t>(
+                                     DataType::Int64, {1}, std::span<const int64_t>(one))));
+    ir::Value* ab[] = {shape_first ? shape->output(0) : c, shape_first ? c : shape->output(0)};
+    op = g.create_node(op_type, ab);
+    g.add_output(op->output(0));
+  }
+};
 
 TEST(HostilePropagation, ArithmeticOfAnEmptyKnownValueAndOneElementIsEmptyNotACrash) {
   for (const char* op : {"Add", "Sub", "Mul", "Div"}) {
     for (bool empty_first : {true, false}) {
       SCOPED_TRACE(std::string(op) + (empty_first ? " [] op [1]" : " [1] op []"));
-      ir::Model m;
-      m.opset_imports = {{"", 17}};
-      ir::Graph& g = *m.graph;
-      ir::Value* x = g.add_input("x", Type::tensor(DataType::Float, Shape{2, 3}));
-      ir::Value* xs[] = {x};
-      ir::Node* shape = g.create_node("Shape", xs);
-      shape->set_attr(ir::Attr::of_int("start", 2));  // past the rank: []
-      ir::Value* one = ints(g, "one", {1});
-      ir::Value* e = shape->output(0);
-      ir::Value* ab[] = {empty_first ? e : one, empty_first ? one : e};
-      ir::Node* n = g.create_node(op, ab);
-      g.add_output(n->output(0));
-      Inferencer inf(m);
-      inf.infer_graph(g);
-      EXPECT_EQ(Shape(*inf.known_value(shape->output(0))).rank(), 0u);
+      ShapeArithmetic sa(op, 2, empty_first);  // start 2 of a rank-2 x: []
+      Inferencer inf(sa.m);
+      inf.infer_graph(*sa.m.graph);
+      EXPECT_EQ(Shape(*inf.known_value(sa.shape->output(0))).rank(), 0u);
       // Unknown, or [] (one element against none broadcasts to none).
-      if (auto kv = inf.known_value(n->output(0))) {
+      if (auto kv = inf.known_value(sa.op->output(0))) {
         EXPECT_EQ(Shape(*kv).to_string(), "[]");
       }
     }
@@ -50,17 +55,10 @@ TEST(HostilePropagation, ArithmeticOfAnEmptyKnownValueAndOneElementIsEmptyNotACr
 
 // Non-empty known values still propagate through the same ops.
 TEST(HostilePropagation, ArithmeticOfKnownValuesStillPropagates) {
-  ir::Model m;
-  m.opset_imports = {{"", 17}};
-  ir::Graph& g = *m.graph;
-  ir::Value* x = g.add_input("x", Type::tensor(DataType::Float, Shape{2, 3}));
-  ir::Value* xs[] = {x};
-  ir::Node* shape = g.create_node("Shape", xs);
-  ir::Value* ab[] = {shape->output(0), ints(g, "one", {1})};
-  ir::Node* sub = g.create_node("Sub", ab);
-  Inferencer inf(m);
-  inf.infer_graph(g);
-  auto kv = inf.known_value(sub->output(0));
+  ShapeArithmetic sa("Sub", 0, true);
+  Inferencer inf(sa.m);
+  inf.infer_graph(*sa.m.graph);
+  auto kv = inf.known_value(sa.op->output(0));
   ASSERT_TRUE(kv);
   EXPECT_EQ(Shape(*kv).to_string(), "[1,2]");
 }
