@@ -345,14 +345,13 @@ T saturate(double v) {
 }
 
 void qlinear_matmul_k(KernelContext& ctx) {
-  // The scalars first: a bad one fails before the product is computed.
+  Tensor a = shift_to_int32(ctx, ctx.tensor(0), &ctx.tensor(2), 2);
+  Tensor b = shift_to_int32(ctx, ctx.tensor(3), &ctx.tensor(5), 1);
+  Tensor ab = matmul_tensors(ctx, a, b);
   double sa = scalar_double(ctx, ctx.tensor(1), "a_scale");
   double sb = scalar_double(ctx, ctx.tensor(4), "b_scale");
   double sy = scalar_double(ctx, ctx.tensor(6), "y_scale");
   double zy = scalar_double(ctx, ctx.tensor(7), "y_zero_point");
-  Tensor a = shift_to_int32(ctx, ctx.tensor(0), &ctx.tensor(2), 2);
-  Tensor b = shift_to_int32(ctx, ctx.tensor(3), &ctx.tensor(5), 1);
-  Tensor ab = matmul_tensors(ctx, a, b);
   DataType odt = ctx.tensor(7).dtype();
   Tensor& out = ctx.alloc_output(0, odt, ab.dims());
   const int32_t* p = ab.data<int32_t>();
