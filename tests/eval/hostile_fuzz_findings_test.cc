@@ -207,6 +207,31 @@ TEST(HostileFuzzFindings, AxisKernelsOfEmptyTensorsWithHugeDimsReturnAtOnce) {
   }
 }
 
+// A frame_length of 2^31 - 1 past a one-sample signal: the kernel filled a
+// 2^31-sample window (16 GB) and frame buffers before finding no frame.
+TEST(HostileFuzzFindings, StftWithAFrameLongerThanTheSignalHasNoFrames) {
+  ir::Model m = inputs_model("STFT", 4, 1, {}, 17);
+  m.graph->first_node()->set_input(2, nullptr);  // no window
+  m.graph->remove_input(2);
+  Session s(m);
+  std::vector<Value> out =
+      s.run({{"x0", ones({1, 1, 1})},
+             {"x1", Tensor::of<int64_t>(DataType::Int64, {}, i64s{1})},
+             {"x3", Tensor::of<int64_t>(DataType::Int64, {}, i64s{(int64_t{1} << 31) - 1})}});
+  EXPECT_EQ(out[0].tensor().dims(), (Dims{1, 0, int64_t{1} << 30, 2}));
+}
+
+// The same for DFT: an empty batch and a dft_length of 2^40 sized the
+// result buffer by the length alone.
+TEST(HostileFuzzFindings, DftOfAnEmptyBatchWithAHugeLengthIsEmpty) {
+  ir::Model m = inputs_model("DFT", 2, 1, {}, 20);
+  Session s(m);
+  std::vector<Value> out =
+      s.run({{"x0", Tensor(DataType::Float, {0, 4, 1})},
+             {"x1", Tensor::of<int64_t>(DataType::Int64, {}, i64s{int64_t{1} << 40})}});
+  EXPECT_EQ(out[0].tensor().dims(), (Dims{0, int64_t{1} << 40, 2}));
+}
+
 // Sets the process-wide allocation limit for one test.
 class AllocationLimit {
  public:
