@@ -136,6 +136,15 @@ TEST(HostileFuzzFindings, EyeLikeOfAnEmptyInputWithHugeRowsIsEmpty) {
   EXPECT_EQ(out[0].tensor().dims(), (Dims{int64_t{1} << 40, 0}));
 }
 
+// MeanVarianceNormalization of [1, 2^40, 1, 0] sized its per-slot sums by
+// the kept dims (2^40 slots: the campaign's memset of gigabytes).
+TEST(HostileFuzzFindings, MeanVarianceNormalizationOfAnEmptyXIsEmpty) {
+  ir::Model m = inputs_model("MeanVarianceNormalization", 1, 1, {}, 13);
+  Session s(m);
+  std::vector<Value> out = s.run({{"x0", Tensor(DataType::Float, {1, int64_t{1} << 40, 1, 0})}});
+  EXPECT_EQ(out[0].tensor().numel(), 0);
+}
+
 // An empty axis: the kernel looped over outer x inner (2^62 here).
 TEST(HostileFuzzFindings, LpNormalizationOverAnEmptyAxisIsEmpty) {
   ir::Model m = inputs_model("LpNormalization", 1, 1, attrs(a_int("axis", 1)), 22);

@@ -226,6 +226,10 @@ void mvn_k(KernelContext& ctx) {
   std::vector<bool> reduced(size_t(r), false);
   for (int64_t a : ctx.attr_ints("axes", {0, 2, 3}))
     reduced[size_t(normalize_axis(ctx, a, r))] = true;
+  if (x.numel() == 0) {  // the slot count (kept dims) is no bound when X is empty
+    ctx.set_output(0, Tensor(x.dtype(), x.dims()));
+    return;
+  }
   dispatch_compute(x.dtype(), [&](auto tag) {
     using C = decltype(tag);
     SlotMap sm = slot_map(x.dims(), reduced);
