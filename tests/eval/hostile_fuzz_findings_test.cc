@@ -81,6 +81,18 @@ TEST(HostileFuzzFindings, ConcatFromSequenceOfOneRankStillConcatenates) {
 
 constexpr int64_t kHuge = int64_t{1} << 31;
 
+// Sets the process-wide allocation limit for one test.
+class AllocationLimit {
+ public:
+  explicit AllocationLimit(int64_t bytes) : old_(allocation_limit()) {
+    set_allocation_limit(bytes);
+  }
+  ~AllocationLimit() { set_allocation_limit(old_); }
+
+ private:
+  int64_t old_;
+};
+
 // C = 0 lets any num_groups divide it, and the kernel looped over N x
 // num_groups (2^40 here) before looking at the element count: a hang.
 TEST(HostileFuzzFindings, GroupNormalizationOfAnEmptyXWithHugeNumGroupsIsEmpty) {
@@ -241,17 +253,35 @@ TEST(HostileFuzzFindings, DftOfAnEmptyBatchWithAHugeLengthIsEmpty) {
   EXPECT_EQ(out[0].tensor().dims(), (Dims{0, int64_t{1} << 40, 2}));
 }
 
-// Sets the process-wide allocation limit for one test.
-class AllocationLimit {
- public:
-  explicit AllocationLimit(int64_t bytes) : old_(allocation_limit()) {
-    set_allocation_limit(bytes);
-  }
-  ~AllocationLimit() { set_allocation_limit(old_); }
+// TensorScatter of an empty [2^40, 1, 0, 1] cache sized its write indices
+// by the batch (a memset of terabytes in the campaign, at 2^31).
+TEST(HostileFuzzFindings, TensorScatterOfAnEmptyCacheIsTheCache) {
+  ir::Model m = inputs_model("TensorScatter", 2, 1, {}, 24);
+  const Tensor cache(DataType::Float, {int64_t{1} << 40, 1, 0, 1});
+  Session s(m);
+  std::vector<Value> out = s.run({{"x0", cache}, {"x1", cache}});
+  EXPECT_EQ(out[0].tensor().dims(), cache.dims());
+}
 
- private:
-  int64_t old_;
-};
+// GRU with X of [1, 2^31, 0] and no hidden units: the recurrence walked the
+// 2^31 batch entries for nothing (it polls the time limit by work done,
+// which was 0). Now sequence_lens' per-batch buffer meets the allocation
+// limit, and a hidden size of 0 skips the recurrence.
+TEST(HostileFuzzFindings, RecurrentOpsWithNoHiddenUnitsDoNotWalkTheBatch) {
+  ir::Model m = inputs_model("GRU", 3, 1, {}, 22);
+  Session s(m);
+  const int64_t batch = int64_t{1} << 20;
+  std::vector<Value> out = s.run({{"x0", Tensor(DataType::Float, {1, batch, 0})},
+                                  {"x1", Tensor(DataType::Float, {1, 0, 0})},
+                                  {"x2", Tensor(DataType::Float, {1, 0, 0})}});
+  EXPECT_EQ(out[0].tensor().dims(), (Dims{1, 1, batch, 0}));
+  AllocationLimit limit(int64_t{64} << 20);
+  expect_run_error(m,
+                   {{"x0", Tensor(DataType::Float, {1, kHuge, 0})},
+                    {"x1", Tensor(DataType::Float, {1, 0, 0})},
+                    {"x2", Tensor(DataType::Float, {1, 0, 0})}},
+                   {"hostile", "sequence_lens of 2147483648 values", "allocation limit"});
+}
 
 // X of [2^31, 0] int64: LinearRegressor sized its scores (N x targets) as a
 // std::vector, outside the allocation limit: 8 GB taken and filled, then a
