@@ -253,6 +253,25 @@ TEST(HostileFuzzFindings, DftOfAnEmptyBatchWithAHugeLengthIsEmpty) {
   EXPECT_EQ(out[0].tensor().dims(), (Dims{0, int64_t{1} << 40, 2}));
 }
 
+// Unique along the empty axis of [2^40, 0] walked the 2^40 rows to copy
+// nothing (2.6 s at 2^31 in the campaign); along the long axis it sized
+// per-slice buffers by 2^40.
+TEST(HostileFuzzFindings, UniqueOfAnEmptyTensorWithAHugeDim) {
+  const Tensor x(DataType::Float, {int64_t{1} << 40, 0});
+  ir::Model along_empty = inputs_model("Unique", 1, 1, attrs(a_int("axis", 1)), 11);
+  Session s(along_empty);
+  std::vector<Value> out = s.run({{"x0", x}});
+  EXPECT_EQ(out[0].tensor().dims(), (Dims{int64_t{1} << 40, 0}));
+  ir::Model along_long = inputs_model("Unique", 1, 1, attrs(a_int("axis", 0)), 11);
+  expect_run_error(along_long, {{"x0", x}}, {"hostile", "the slices of 1099511627776 values"});
+  // An empty X with a few slices: one group of equal (empty) slices.
+  ir::Model few = inputs_model("Unique", 1, 4, attrs(a_int("axis", 0)), 11);
+  Session s2(few);
+  std::vector<Value> out2 = s2.run({{"x0", Tensor(DataType::Float, {3, 0})}});
+  EXPECT_EQ(out2[0].tensor().dims(), (Dims{1, 0}));
+  EXPECT_EQ(out2[3].tensor().data<int64_t>()[0], 3);
+}
+
 // TensorScatter of an empty [2^40, 1, 0, 1] cache sized its write indices
 // by the batch (a memset of terabytes in the campaign, at 2^31).
 TEST(HostileFuzzFindings, TensorScatterOfAnEmptyCacheIsTheCache) {
