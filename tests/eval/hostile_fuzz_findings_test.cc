@@ -272,6 +272,18 @@ TEST(HostileFuzzFindings, UniqueOfAnEmptyTensorWithAHugeDim) {
   EXPECT_EQ(out2[3].tensor().data<int64_t>()[0], 3);
 }
 
+// Multinomial of [2^40, 0] with sample_size 0 walked the batch (7 s at
+// 2^31 in the campaign); with samples to draw and no classes it returned
+// class -1.
+TEST(HostileFuzzFindings, MultinomialWithoutSamplesOrClasses) {
+  ir::Model none = inputs_model("Multinomial", 1, 1, attrs(a_int("sample_size", 0)), 22);
+  Session s(none);
+  std::vector<Value> out = s.run({{"x0", Tensor(DataType::Float, {int64_t{1} << 40, 0})}});
+  EXPECT_EQ(out[0].tensor().dims(), (Dims{int64_t{1} << 40, 0}));
+  ir::Model some = inputs_model("Multinomial", 1, 1, attrs(a_int("sample_size", 2)), 22);
+  expect_run_error(some, {{"x0", Tensor(DataType::Float, {3, 0})}}, {"hostile", "no classes"});
+}
+
 // TensorScatter of an empty [2^40, 1, 0, 1] cache sized its write indices
 // by the batch (a memset of terabytes in the campaign, at 2^31).
 TEST(HostileFuzzFindings, TensorScatterOfAnEmptyCacheIsTheCache) {
