@@ -17,12 +17,14 @@
 
 namespace oxs::fuzz {
 
-// Model bytes -> load -> verify -> checker and shape inference (as `oxs
-// check` gates them) -> print -> save and load again.
+// Model bytes -> load -> print -> everything `oxs check` does
+// (infer::check_model) -> save and load again.
 void load_model(const uint8_t* data, size_t size);
-// Bytes choose one op of ai.onnx 1-17 or ai.onnx.ml from the schemas, its
-// opset, arity, input dtypes, shapes and values, and attributes; the
-// single-node model runs on the evaluator.
+// Bytes choose one op version of any domain the schemas know (ai.onnx 1-28,
+// ai.onnx.ml 1-5, the preview domains), its arity, input types (tensors of
+// every ONNX 1.23 element type, sequences, optionals, maps), shapes and
+// values, and attributes (graph bodies, sparse tensors and type protos
+// included); the single-node model runs on the evaluator.
 void single_op(const uint8_t* data, size_t size);
 // ONNX Script source -> compile (model and functions-only).
 void compile_script(const uint8_t* data, size_t size);

@@ -3,10 +3,9 @@
 #include <string_view>
 
 #include "fuzz/harness.h"
-#include "oxs/ir/call_graph.h"
+#include "oxs/infer/check_model.h"
 #include "oxs/ir/error.h"
 #include "oxs/ir/printer.h"
-#include "oxs/ir/verifier.h"
 #include "oxs/onnx/model_io.h"
 #include "oxs/schema/conformance.h"
 
@@ -18,14 +17,14 @@ void load_model(const uint8_t* data, size_t size) {
     // A directory that does not exist: external data must fail cleanly,
     // never reach a real file.
     ir::Model model = onnx::load_from_bytes(bytes, "/nonexistent-oxs-fuzz", "fuzz.onnx");
-    const bool valid = ir::verify(model).empty();
     (void)ir::print(model);
-    // As `oxs check`: libonnx sees only models whose calls it can expand.
-    if (valid && ir::analyze_calls(model).max_depth <= ir::kMaxExpandedCallDepth) {
-      schema::ConformanceOptions options;
-      options.model_dir = "/nonexistent-oxs-fuzz";
-      (void)schema::check_conformance(model, options);
-    }
+    // The whole of `oxs check` (infer::check_model): the verifier, oxs's
+    // conformance checks, libonnx's checker and inference where libonnx can
+    // judge the model (its calls expandable, its opsets and types known),
+    // and oxs's own inference (with data propagation) for the rest.
+    schema::ConformanceOptions options;
+    options.model_dir = "/nonexistent-oxs-fuzz";
+    (void)infer::check_model(model, options);
     const std::string saved = onnx::save_to_bytes(model);
     (void)onnx::load_from_bytes(saved, "/nonexistent-oxs-fuzz", "saved.onnx");
   } catch (const Error&) {

@@ -8,8 +8,12 @@
 //
 //   usage: oxs_fuzz_mutate CORPUS_DIR HARNESS SECONDS [SEED]
 //
-// A finding (a signal, or an exception other than oxs::Error escaping the
-// entry) leaves the input in ./mutate-finding-<harness>.bin (add it to the
+// SECONDS 0 replays every corpus file once, unmutated (for triage, with
+// OXS_FUZZ_VERBOSE=1).
+//
+// A finding (a signal, an exception other than oxs::Error escaping the
+// entry, or one input running longer than OXS_FUZZ_HANG_SECONDS, 20 by
+// default) leaves the input in ./mutate-finding-<harness>.bin (add it to the
 // corpus once fixed) and exits non-zero; a clean run prints its executions.
 #include <fcntl.h>
 #include <unistd.h>
@@ -39,7 +43,7 @@ namespace fs = std::filesystem;
 const std::vector<uint8_t>* g_current = nullptr;
 char g_finding_path[256];
 
-void on_signal(int sig) {
+void save_current() {
   if (g_current) {
     int fd = ::open(g_finding_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
     if (fd >= 0) {
@@ -48,11 +52,25 @@ void on_signal(int sig) {
       ::close(fd);
     }
   }
+}
+
+void on_signal(int sig) {
+  save_current();
   static const char msg[] = "oxs_fuzz_mutate: signal while running an input (saved)\n";
   ssize_t ignored = ::write(2, msg, sizeof msg - 1);
   (void)ignored;
   signal(sig, SIG_DFL);
   raise(sig);
+}
+
+// An input that runs longer than the hang limit is a finding too (the
+// harnesses bound their runs: single_op's sessions stop after 0.5 s).
+void on_hang(int) {
+  save_current();
+  static const char msg[] = "oxs_fuzz_mutate: an input ran past the hang limit (saved)\n";
+  ssize_t ignored = ::write(2, msg, sizeof msg - 1);
+  (void)ignored;
+  _exit(1);
 }
 
 std::vector<uint8_t> read_file(const fs::path& p) {
@@ -129,7 +147,7 @@ int main(int argc, char** argv) {
   for (const auto& x : oxs::fuzz::harnesses()) {
     if (x.name == name) h = &x;
   }
-  if (!h || !(seconds > 0)) {
+  if (!h || !(seconds >= 0)) {
     std::fprintf(stderr, "oxs_fuzz_mutate: unknown harness '%s' or bad SECONDS '%s'\n",
                  name.c_str(), argv[3]);
     return 2;
@@ -159,7 +177,26 @@ int main(int argc, char** argv) {
   sa.sa_handler = on_signal;
   sa.sa_flags = SA_ONSTACK;
   for (int sig : {SIGSEGV, SIGABRT, SIGFPE, SIGBUS, SIGILL}) sigaction(sig, &sa, nullptr);
+  struct sigaction hang {};
+  hang.sa_handler = on_hang;
+  sigaction(SIGALRM, &hang, nullptr);
+  const char* hang_env = std::getenv("OXS_FUZZ_HANG_SECONDS");
+  const unsigned hang_seconds = hang_env ? unsigned(std::atoi(hang_env)) : 20;
+  // For campaigns: inputs that return but take longer than this are kept
+  // (mutate-slow-<harness>-<n>.bin, at most 20) and named, not failed.
+  const char* slow_env = std::getenv("OXS_FUZZ_SLOW_SECONDS");
+  const double slow_seconds = slow_env ? std::atof(slow_env) : 0;
+  int slow_found = 0;
 
+  if (seconds == 0) {  // replay: every corpus file once, as it is
+    for (size_t i = 0; i < corpus.size(); ++i) {
+      std::fprintf(stderr, "oxs_fuzz_mutate: replaying %s\n", files[i].string().c_str());
+      g_current = &corpus[i];
+      h->entry(corpus[i].data(), corpus[i].size());
+    }
+    std::printf("oxs_fuzz_mutate: %s: replayed %zu files\n", name.c_str(), corpus.size());
+    return 0;
+  }
   std::mt19937_64 rng(seed);
   const auto end = std::chrono::steady_clock::now() +
                    std::chrono::duration_cast<std::chrono::steady_clock::duration>(
@@ -171,6 +208,8 @@ int main(int argc, char** argv) {
     const int edits = 1 + int(rng() % 8);
     for (int i = 0; i < edits; ++i) mutate_once(input, corpus, rng);
     g_current = &input;
+    const auto started = std::chrono::steady_clock::now();
+    alarm(hang_seconds);
     try {
       h->entry(input.data(), input.size());
     } catch (const std::exception& e) {
@@ -181,8 +220,18 @@ int main(int argc, char** argv) {
                    name.c_str(), static_cast<unsigned long long>(execs), e.what(), g_finding_path);
       return 1;
     }
+    alarm(0);
     g_current = nullptr;
     ++execs;
+    const double took =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    if (slow_seconds > 0 && took > slow_seconds && slow_found < 20) {
+      const std::string path = "mutate-slow-" + name + "-" + std::to_string(slow_found++) + ".bin";
+      std::ofstream(path, std::ios::binary)
+          .write(reinterpret_cast<const char*>(input.data()), std::streamsize(input.size()));
+      std::fprintf(stderr, "oxs_fuzz_mutate: %s: a slow input (%.1f s) in %s\n", name.c_str(), took,
+                   path.c_str());
+    }
   }
   std::printf(
       "oxs_fuzz_mutate: %s: %llu runs in %.0f s from %zu corpus files (seed %llu), no finding\n",

@@ -1,4 +1,4 @@
-// Hostile input, class 4: floating-point values that kernels turn into
+// Hostile input, class 5 (docs/hostile-input.md): floating-point values that kernels turn into
 // integers (sizes from scales, indices from coordinates, seeds from float
 // attributes, integer outputs from floating-point sums). Converting NaN, an
 // infinity or an out-of-range double to an integer is undefined behaviour

@@ -132,10 +132,17 @@ void unique_k(KernelContext& ctx) {
   int64_t outer = checked_product(ctx, x.dims(), 0, size_t(axis), "outer size");
   int64_t inner = checked_product(ctx, x.dims(), size_t(axis) + 1, x.rank(), "inner size");
 
+  // Per slice: its key, its place in the order and its group. An empty X
+  // bounds neither the slice count nor outer x n (Unique along [2^31, 0]'s
+  // axis 1 walked 2^31 rows to copy nothing): the buffers meet the
+  // allocation limit, and the loops run only over slices that hold values
+  // (all slices of an empty X are equal: one group).
+  const size_t slices = checked_buffer(
+      ctx, {n}, sizeof(std::vector<double>) + sizeof(std::vector<std::string>) + 16, "the slices");
   // Slice k as a vector of doubles (or strings) for comparison.
-  std::vector<std::vector<double>> keys(static_cast<size_t>(n));
-  std::vector<std::vector<std::string>> skeys(static_cast<size_t>(n));
-  for (int64_t k = 0; k < n; ++k) {
+  std::vector<std::vector<double>> keys(slices);
+  std::vector<std::vector<std::string>> skeys(slices);
+  for (int64_t k = 0; k < n && x.numel() > 0; ++k) {
     for (int64_t o = 0; o < outer; ++o) {
       for (int64_t i = 0; i < inner; ++i) {
         int64_t idx = (o * n + k) * inner + i;
@@ -184,7 +191,7 @@ void unique_k(KernelContext& ctx) {
     using T = decltype(tag);
     const T* px = x.data<T>();
     T* py = y.mutable_data<T>();
-    for (int64_t o = 0; o < outer; ++o) {
+    for (int64_t o = 0; o < outer && y.numel() > 0; ++o) {
       for (int64_t j = 0; j < u; ++j) {
         const T* src = px + (o * n + picks[size_t(j)]) * inner;
         std::copy(src, src + inner, py + (o * u + j) * inner);

@@ -143,7 +143,13 @@ const ::onnx::TensorShapeProto* NodeContext::getSymbolicInput(size_t index) cons
 
 const ::onnx::TensorShapeProto* PropagationContext::getInputData(size_t index) {
   if (index >= ctx_.node_.num_inputs() || !ctx_.node_.input(index)) return nullptr;
-  return ctx_.impl_.shape_data_of(ctx_.node_.input(index));
+  const ::onnx::TensorShapeProto* data = ctx_.impl_.shape_data_of(ctx_.node_.input(index));
+  // An empty known value reads as unknown: libonnx 1.12's propagators index
+  // their inputs without checking for none (Sub of Shape(start past the
+  // rank) = [] and [1] read element 0 of [] in MathOpDataPropagator:
+  // SIGSEGV in `oxs check` and `oxs compile`). Propagation only sharpens
+  // inference, so nothing but that sharpening is lost.
+  return data && data->dim_size() == 0 ? nullptr : data;
 }
 
 void PropagationContext::addOutputData(size_t index, ::onnx::TensorShapeProto&& tp) {

@@ -25,7 +25,9 @@ bool is_int(const ir::Type& t) {
 std::optional<std::vector<int64_t>> div(const std::vector<int64_t>& a,
                                         const std::vector<int64_t>& b) {
   if (a.size() != b.size() && a.size() != 1 && b.size() != 1) return std::nullopt;
-  std::vector<int64_t> out(std::max(a.size(), b.size()));
+  // Broadcasting: one element against n gives n, and n may be 0 (a [] and
+  // [1] gave one element read from the empty side).
+  std::vector<int64_t> out(a.size() == 1 ? b.size() : a.size());
   for (size_t i = 0; i < out.size(); ++i) {
     const int64_t x = a[a.size() == 1 ? 0 : i], y = b[b.size() == 1 ? 0 : i];
     if (y == 0) return std::nullopt;

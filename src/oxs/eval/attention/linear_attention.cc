@@ -15,6 +15,7 @@
 
 #include "oxs/eval/common/float_data.h"
 #include "oxs/eval/kernel_util.h"
+#include "oxs/eval/validate/checked.h"
 
 namespace oxs::eval {
 
@@ -71,7 +72,8 @@ void linear_attention_k(KernelContext& ctx) {
     }
     beta_w = beta->dim(2);
   }
-  std::vector<float> state(size_t(b_n * hkv * dk * dv), 0.0f);
+  std::vector<float> state(checked_buffer(ctx, {b_n, hkv, dk, dv}, sizeof(float), "the state"),
+                           0.0f);
   DataType state_type = q.dtype();
   if (past) {
     if (past->dims() != Dims{b_n, hkv, dk, dv}) {
@@ -87,7 +89,8 @@ void linear_attention_k(KernelContext& ctx) {
   std::vector<float> gd, bd;
   if (decay) gd = read_as<float>(*decay);
   if (beta) bd = read_as<float>(*beta);
-  std::vector<float> y(size_t(b_n * t_n * hq * dv), 0.0f), vt(static_cast<size_t>(dv));
+  std::vector<float> y(checked_buffer(ctx, {b_n, t_n, hq, dv}, sizeof(float), "Y"), 0.0f),
+      vt(static_cast<size_t>(dv));
   for (int64_t b = 0; b < b_n; ++b) {
     for (int64_t t = 0; t < t_n; ++t) {
       const int64_t row = b * t_n + t;

@@ -31,6 +31,12 @@ void tensor_scatter_k(KernelContext& ctx) {
                dims_to_string(cache.dims()) + " along axis " + std::to_string(i));
     }
   }
+  // An empty cache: nothing to write, and its batch is no bound on the
+  // per-batch vector and loops below ([2^31, 1, 0, 1] filled 16 GB).
+  if (cache.numel() == 0) {
+    ctx.set_output(0, cache);
+    return;
+  }
   const int64_t batch = cache.dim(0), max_len = cache.dim(size_t(axis)),
                 len = update.dim(size_t(axis));
   std::vector<int64_t> start(size_t(batch), 0);

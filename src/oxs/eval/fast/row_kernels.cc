@@ -131,9 +131,11 @@ bool layer_norm(KernelContext& ctx) {
   }
   if (bias && (bias->dtype() != DataType::Float || !covers_trailing(*bias, x.dims(), size_t(axis))))
     return false;
+  // Empty X: the reference kernel (its row count is not bounded by the
+  // element count then, and may overflow).
+  if (x.numel() == 0) return false;
   int64_t rows = 1, cols = 1;
   for (int64_t i = 0; i < r; ++i) (i < axis ? rows : cols) *= x.dim(size_t(i));
-  if (cols == 0) return false;
   const float eps = ctx.attr_float("epsilon", 1e-5f);
   // A row of y is written after its row of x is read (twice): y may take
   // x's buffer when x dies here.

@@ -74,6 +74,13 @@ void multinomial_k(KernelContext& ctx) {
   DataType dt = DataType(ctx.attr_int("dtype", int64_t(DataType::Int32)));
   if (dt != DataType::Int32 && dt != DataType::Int64) ctx.fail("dtype must be int32 or int64");
   Tensor y(DataType::Int64, {batch, n});
+  // No samples: the batch is no bound on the loop (X of [2^31, 0] with
+  // sample_size 0 walked 2^31 rows for nothing).
+  if (y.numel() == 0) {
+    ctx.set_output(0, cast_tensor(y, dt));
+    return;
+  }
+  if (classes == 0) ctx.fail("input has no classes to sample from (shape [batch, 0])");
   for (int64_t b = 0; b < batch; ++b) {
     const double* logits = x.data<double>() + b * classes;
     double mx = -INFINITY;

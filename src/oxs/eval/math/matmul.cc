@@ -166,6 +166,12 @@ Tensor matmul_tensors(const KernelContext& ctx, const Tensor& a0, const Tensor& 
   od.push_back(m);
   od.push_back(n);
   Tensor out = Tensor::uninitialized(a.dtype(), od);  // every GEMM below has beta 0
+  Dims fd(batch);
+  if (!a1) fd.push_back(m);
+  if (!b1) fd.push_back(n);
+  // An empty product: its batch count is no bound on the loop below (a
+  // [2^31, 1, 0] operand made 2^31 empty GEMMs).
+  if (out.numel() == 0) return out.reshaped(fd);
   int64_t nb = checked_numel(batch);
   const Dims sa = oa->batch_strides(batch), sb = ob->batch_strides(batch);
   auto bs = row_major_strides(batch);
@@ -199,9 +205,6 @@ Tensor matmul_tensors(const KernelContext& ctx, const Tensor& a0, const Tensor& 
       }
     });
   });
-  Dims fd(batch);
-  if (!a1) fd.push_back(m);
-  if (!b1) fd.push_back(n);
   return out.reshaped(fd);
 }
 

@@ -207,6 +207,9 @@ void cumsum_k(KernelContext& ctx) {
   int64_t outer = checked_product(ctx, x.dims(), 0, size_t(axis), "outer size");
   int64_t inner = checked_product(ctx, x.dims(), size_t(axis) + 1, x.rank(), "inner size");
   Tensor& out = ctx.alloc_output(0, x.dtype(), x.dims());
+  // An empty output: nothing to do, and its other dims are no bound on the
+  // loops below ([2^62, 0] costs no memory).
+  if (out.numel() == 0) return;
   dispatch_arith(x.dtype(), [&](auto tag) {
     using T = decltype(tag);
     using C = compute_t<T>;
@@ -253,6 +256,9 @@ void softmax_k(KernelContext& ctx) {
   // Both paths write every element, each after reading all of its row (or
   // column) of x: the output may take x's buffer when x dies here.
   Tensor& out = ctx.alloc_output_reusing(0, x.dtype(), x.dims(), {0});
+  // An empty output: nothing to do, and its other dims are no bound on the
+  // loops below ([2^62, 0] costs no memory).
+  if (out.numel() == 0) return;
   if (K != Soft::Hardmax && inner == 1 &&
       fast::softmax_rows(x, out, outer, len, K == Soft::LogSoftmax)) {
     return;

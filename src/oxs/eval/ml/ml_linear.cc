@@ -10,6 +10,7 @@
 #include "oxs/eval/kernel.h"
 #include "oxs/eval/ml/ml_basic.h"
 #include "oxs/eval/ml/ml_post_transform.h"
+#include "oxs/eval/validate/checked.h"
 
 namespace oxs::eval {
 namespace {
@@ -44,7 +45,7 @@ std::vector<float> linear_scores(const KernelContext& ctx, const Tensor& x, Rows
   }
   Tensor xf = ml::to_float_tensor(x);
   const float* in = xf.data<float>();
-  std::vector<float> scores(size_t(r.n * t));
+  std::vector<float> scores(checked_buffer(ctx, {r.n, t}, sizeof(float), "the scores"));
   for (int64_t i = 0; i < r.n; ++i) {
     const float* row = in + i * r.f;
     for (int64_t k = 0; k < t; ++k) {

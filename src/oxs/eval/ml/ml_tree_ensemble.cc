@@ -25,6 +25,7 @@
 #include "oxs/eval/kernel_util.h"
 #include "oxs/eval/ml/ml_post_transform.h"
 #include "oxs/eval/ml/ml_tree_ensemble.h"
+#include "oxs/eval/validate/checked.h"
 
 namespace oxs::eval {
 namespace {
@@ -224,7 +225,7 @@ void run_forest(KernelContext& ctx, const Forest<Th>& f, Agg agg, int64_t T, con
              std::to_string(cols) + " columns (shape " + dims_to_string(x.dims()) + ")");
   }
   constexpr int64_t kBatch = 128;  // rows per pass over the forest
-  std::vector<Th> scores(size_t(kBatch * T));
+  std::vector<Th> scores(checked_buffer(ctx, {kBatch, T}, sizeof(Th), "the scores"));
   std::vector<uint8_t> has(size_t(kBatch * T));
   for (int64_t r0 = 0; r0 < rows; r0 += kBatch) {
     int64_t n = std::min(kBatch, rows - r0);

@@ -91,7 +91,7 @@ void recurrent_k(KernelContext& ctx) {
     Tensor d = cast_tensor(*bt, DataType::Double);
     std::copy(d.data<double>(), d.data<double>() + d.numel(), b.begin());
   }
-  std::vector<int64_t> lens(size_t(batch), seq);
+  std::vector<int64_t> lens(checked_buffer(ctx, {batch}, sizeof(int64_t), "sequence_lens"), seq);
   if (const Tensor* s = ctx.optional_tensor(4)) lens = s->to_int_vector();
   auto initial = [&](size_t i) {
     std::vector<double> v(size_t(dirs * batch * h), 0.0);
@@ -138,11 +138,13 @@ void recurrent_k(KernelContext& ctx) {
   auto clipped = [&](double v) { return has_clip ? std::clamp(v, -clip, clip) : v; };
   bool lbr = ctx.attr_int("linear_before_reset", 0) != 0;
   bool input_forget = ctx.attr_int("input_forget", 0) != 0;
-  std::vector<double> y(size_t(seq * dirs * batch * h), 0.0);
+  std::vector<double> y(checked_buffer(ctx, {seq, state}, sizeof(double), "Y"), 0.0);
   const double* pw = w.data<double>();
   const double* pr = r.data<double>();
   std::vector<double> gx(size_t(gates * h)), gh(size_t(gates * h));
-  for (int64_t d = 0; d < dirs; ++d) {
+  // A hidden size of 0 leaves nothing to compute, and the batch is then no
+  // bound on the loops (X of [1, 2^31, 0] took for ever).
+  for (int64_t d = 0; d < dirs && h > 0; ++d) {
     bool reverse = direction == "reverse" || d == 1;
     const double* W = pw + d * gates * h * in;
     const double* R = pr + d * gates * h * h;

@@ -142,6 +142,10 @@ void lp_norm_k(KernelContext& ctx) {
   int64_t axis = normalize_axis(ctx, ctx.attr_int("axis", -1), int64_t(x.rank()));
   int64_t p = ctx.attr_int("p", 2);
   if (p != 1 && p != 2) ctx.fail("p must be 1 or 2, not " + std::to_string(p));
+  if (x.numel() == 0) {  // outer x inner is no bound when the axis is empty
+    ctx.set_output(0, Tensor(x.dtype(), x.dims()));
+    return;
+  }
   int64_t len = x.dim(size_t(axis));
   int64_t outer = checked_product(ctx, x.dims(), 0, size_t(axis), "outer size");
   int64_t inner = checked_product(ctx, x.dims(), size_t(axis) + 1, x.rank(), "inner size");

@@ -76,6 +76,31 @@ std::vector<C> broadcast_to(const KernelContext& ctx, const Tensor& t, const Dim
   return read_as<C>(expand_tensor(t, dims));
 }
 
+// trailing_norm of an empty X: Y is empty, and so are Mean and InvStdDev
+// unless the normalized axes are the empty ones (a mean of no elements:
+// NaN). The row count is not a loop bound here: X of [2^31, 2^31, 0] has
+// 2^62 rows and no elements, and the statistics' size meets the
+// allocation limit as a tensor, not a std::vector.
+void empty_trailing_norm(KernelContext& ctx, const Tensor& x, int64_t axis, bool rms) {
+  ctx.set_output(0, Tensor(x.dtype(), x.dims()));
+  if (rms) return;
+  Dims sd = x.dims();
+  for (size_t i = size_t(axis); i < sd.size(); ++i) sd[i] = 1;
+  const DataType st = static_cast<DataType>(stash_type(ctx));
+  for (size_t out : {size_t(1), size_t(2)}) {
+    if (!ctx.wants_output(out)) continue;
+    Tensor t(st, sd);
+    for (int64_t i = 0; i < t.numel(); ++i) {
+      if (st == DataType::Double) {
+        t.mutable_data<double>()[i] = std::nan("");
+      } else {
+        t.mutable_data<float>()[i] = std::nanf("");
+      }
+    }
+    ctx.set_output(out, t);
+  }
+}
+
 // Y = (X - mean) * inv_std * scale + bias over the trailing axes from `axis`
 // (LayerNormalization), or X * inv_rms * scale (RMSNormalization, rms=true).
 template <class C>
@@ -84,13 +109,14 @@ void trailing_norm(KernelContext& ctx, bool rms) {
   const int64_t r = int64_t(x.rank());
   const int64_t axis = normalize_axis(ctx, ctx.attr_int("axis", -1), r);
   const C eps = C(ctx.attr_float("epsilon", 1e-5f));
-  int64_t rows = 1, cols = 1;
-  for (int64_t i = 0; i < r; ++i) (i < axis ? rows : cols) *= x.dim(size_t(i));
-  std::vector<C> xd = read_as<C>(x);
   std::vector<C> scale = broadcast_to<C>(ctx, ctx.tensor(1), x.dims(), "Scale");
   const Tensor* bias_t = rms ? nullptr : ctx.optional_tensor(2);
   std::vector<C> bias;
   if (bias_t) bias = broadcast_to<C>(ctx, *bias_t, x.dims(), "B");
+  if (x.numel() == 0) return empty_trailing_norm(ctx, x, axis, rms);
+  int64_t rows = 1, cols = 1;
+  for (int64_t i = 0; i < r; ++i) (i < axis ? rows : cols) *= x.dim(size_t(i));
+  std::vector<C> xd = read_as<C>(x);
   std::vector<C> y(xd.size()), mean(static_cast<size_t>(rows)), inv(static_cast<size_t>(rows));
   for (int64_t row = 0; row < rows; ++row) {
     const C* p = xd.data() + row * cols;
@@ -153,6 +179,12 @@ void group_norm_typed(KernelContext& ctx) {
              "] (one per " + (per_channel ? "channel" : "group") + "), got " +
              dims_to_string(st.dims()) + " and " + dims_to_string(bt.dims()));
   }
+  if (x.numel() == 0) {
+    // Nothing to normalize; the loops below run over N x num_groups, which
+    // an empty X does not bound (C = 0 lets any num_groups divide it).
+    ctx.set_output(0, Tensor(x.dtype(), x.dims()));
+    return;
+  }
   const C eps = C(ctx.attr_float("epsilon", 1e-5f));
   std::vector<C> xd = read_as<C>(x), scale = read_as<C>(st), bias = read_as<C>(bt);
   const int64_t spatial = ch == 0 || n == 0 ? 0 : x.numel() / (n * ch);
@@ -194,6 +226,10 @@ void mvn_k(KernelContext& ctx) {
   std::vector<bool> reduced(size_t(r), false);
   for (int64_t a : ctx.attr_ints("axes", {0, 2, 3}))
     reduced[size_t(normalize_axis(ctx, a, r))] = true;
+  if (x.numel() == 0) {  // the slot count (kept dims) is no bound when X is empty
+    ctx.set_output(0, Tensor(x.dtype(), x.dims()));
+    return;
+  }
   dispatch_compute(x.dtype(), [&](auto tag) {
     using C = decltype(tag);
     SlotMap sm = slot_map(x.dims(), reduced);

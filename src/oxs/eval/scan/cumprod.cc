@@ -15,10 +15,13 @@ void cumprod_k(KernelContext& ctx) {
   const int64_t axis = normalize_axis(ctx, axis_t.scalar_int(), std::max<int64_t>(r, 1));
   const bool exclusive = ctx.attr_int("exclusive", 0) != 0;
   const bool reverse = ctx.attr_int("reverse", 0) != 0;
+  Tensor& out = ctx.alloc_output(0, x.dtype(), x.dims());
+  // An empty X: nothing to do; its other dims are no bound on the loops
+  // below, and their product may overflow.
+  if (out.numel() == 0) return;
   int64_t outer = 1, len = r == 0 ? 1 : x.dim(size_t(axis)), inner = 1;
   for (int64_t i = 0; i < axis; ++i) outer *= x.dim(size_t(i));
   for (int64_t i = axis + 1; i < r; ++i) inner *= x.dim(size_t(i));
-  Tensor& out = ctx.alloc_output(0, x.dtype(), x.dims());
   dispatch_arith(x.dtype(), [&](auto tag) {
     using T = decltype(tag);
     using C = compute_t<T>;

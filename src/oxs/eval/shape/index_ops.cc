@@ -38,6 +38,9 @@ void gather_k(KernelContext& ctx) {
   }
   for (auto& i : idx) i = fix_index(ctx, i, n);
   Tensor& out = ctx.alloc_output(0, x.dtype(), od);
+  // An empty output: nothing to do, and its other dims are no bound on the
+  // loops below ([2^62, 0] costs no memory).
+  if (out.numel() == 0) return;
   const int64_t m = int64_t(idx.size());
   dispatch_copy(x.dtype(), [&](auto tag) {
     using T = decltype(tag);
@@ -310,6 +313,9 @@ void compress_k(KernelContext& ctx) {
   Dims od = flat.dims();
   od[size_t(axis)] = int64_t(keep.size());
   Tensor& out = ctx.alloc_output(0, x.dtype(), od);
+  // An empty output: nothing to do, and its other dims are no bound on the
+  // loops below ([2^62, 0] costs no memory).
+  if (out.numel() == 0) return;
   dispatch_copy(x.dtype(), [&](auto tag) {
     using T = decltype(tag);
     const T* px = flat.data<T>();
@@ -361,6 +367,9 @@ void topk_k(KernelContext& ctx) {
   od[size_t(axis)] = k;
   Tensor& vals = ctx.alloc_output(0, x.dtype(), od);
   Tensor& ids = ctx.alloc_output(1, DataType::Int64, od);
+  // An empty output: nothing to do, and its other dims are no bound on the
+  // loops below ([2^62, 0] costs no memory).
+  if (vals.numel() == 0) return;
   dispatch_arith(x.dtype(), [&](auto tag) {
     using T = decltype(tag);
     using C = compute_t<T>;

@@ -60,6 +60,18 @@ void sequence_length_k(KernelContext& ctx) {
   out.mutable_data<int64_t>()[0] = int64_t(seq_input(ctx, 0).items().size());
 }
 
+// A sequence of `parts` tensors of `x`'s rank must fit the allocation limit
+// like one tensor would: an empty X of [0, 2^62] split along its long axis
+// asked for 2^62 (empty) tensors, which no byte budget saw.
+void check_part_count(KernelContext& ctx, const Tensor& x, int64_t parts) {
+  const int64_t each = int64_t(sizeof(Value) + sizeof(Tensor) + 8 * x.rank());
+  if (parts > allocation_limit() / each) {
+    ctx.fail("the split would make " + std::to_string(parts) + " tensors, more than the " +
+             std::to_string(allocation_limit() / each) + " that fit the allocation limit of " +
+             std::to_string(allocation_limit()) + " bytes");
+  }
+}
+
 void split_to_sequence_k(KernelContext& ctx) {
   const Tensor& x = ctx.tensor(0);
   int64_t axis = normalize_axis(ctx, ctx.attr_int("axis", 0), int64_t(x.rank()));
@@ -72,6 +84,7 @@ void split_to_sequence_k(KernelContext& ctx) {
     if (s->rank() == 0) {
       int64_t each = v[0];
       if (each <= 0) ctx.fail("split must be positive");
+      check_part_count(ctx, x, len / each + (len % each != 0));
       for (int64_t p = 0; p < len; p += std::min(each, len - p)) {
         split.push_back(std::min(each, len - p));
       }
@@ -80,6 +93,7 @@ void split_to_sequence_k(KernelContext& ctx) {
       check_split_lengths(ctx, split, x, axis);
     }
   } else {
+    check_part_count(ctx, x, len);
     split.assign(size_t(len), 1);
     scalar_split = true;
   }
@@ -104,11 +118,20 @@ void concat_from_sequence_k(KernelContext& ctx) {
   const Value& s = seq_input(ctx, 0);
   if (s.items().empty()) ctx.fail("cannot concatenate an empty sequence");
   bool new_axis = ctx.attr_int("new_axis", 0) != 0;
-  int64_t r = int64_t(s.items()[0].tensor().rank()) + (new_axis ? 1 : 0);
+  const Tensor& first = s.items()[0].tensor();
+  int64_t r = int64_t(first.rank()) + (new_axis ? 1 : 0);
   int64_t axis = normalize_axis(ctx, ctx.attr_int("axis", 0), r);
   std::vector<Tensor> parts;
-  for (const Value& v : s.items()) {
-    Tensor t = v.tensor();
+  for (size_t i = 0; i < s.items().size(); ++i) {
+    Tensor t = s.items()[i].tensor();
+    // The axis was placed by the first element's rank: an element of
+    // another rank cannot take it (inserting past its dims wrote out of
+    // bounds).
+    if (t.rank() != first.rank()) {
+      ctx.fail("sequence element " + std::to_string(i) + " has shape " + dims_to_string(t.dims()) +
+               " but element 0 has " + dims_to_string(first.dims()) +
+               "; the elements must have one rank");
+    }
     if (new_axis) {
       Dims d = t.dims();
       d.insert(d.begin() + axis, 1);

@@ -69,6 +69,12 @@ void dft_k(KernelContext& ctx) {
   od[size_t(axis)] = out_len;
   od.push_back(out_last);
   Tensor y(DataType::Double, od);
+  // Nothing to transform: the signal-sized buffers below would be as long as
+  // dft_length asks, whatever the (empty) input.
+  if (y.numel() == 0) {
+    ctx.set_output(0, cast_tensor(y, x.dtype()));
+    return;
+  }
   check_work(ctx, {outer, inner, out_len, std::max(len, n)}, "the DFT");
   // The signal as the DFT sees it: the inverse real DFT's Hermitian
   // spectrum is completed from its first bins (X[len - k] = conj(X[k])).
@@ -115,14 +121,23 @@ void stft_k(KernelContext& ctx) {
   int64_t flen = window.empty() ? 0 : int64_t(window.size());
   if (const Tensor* l = ctx.optional_tensor(3)) flen = l->scalar_int();
   if (flen <= 0 || step <= 0) ctx.fail("frame_length and frame_step must be positive");
-  if (window.empty()) window.assign(size_t(flen), 1.0);
-  if (int64_t(window.size()) != flen) ctx.fail("window length must equal frame_length");
+  if (!window.empty() && int64_t(window.size()) != flen) {
+    ctx.fail("window length must equal frame_length");
+  }
   bool onesided = ctx.attr_int("onesided", 1) != 0;
   int64_t frames = n >= flen ? (n - flen) / step + 1 : 0;
   int64_t bins = onesided ? flen / 2 + 1 : flen;
-  Tensor xd = cast_tensor(x, DataType::Double);
   Tensor y(DataType::Double, {batch, frames, bins, 2});
+  // No frame (a frame_length past the signal, 2^31 say): nothing to
+  // compute, and the frame-sized buffers below would be that long.
+  if (y.numel() == 0) {
+    ctx.set_output(0, cast_tensor(y, x.dtype()));
+    return;
+  }
   check_work(ctx, {batch, frames, bins, flen}, "the STFT");
+  // A frame fits in the signal from here on: flen <= n.
+  if (window.empty()) window.assign(size_t(flen), 1.0);
+  Tensor xd = cast_tensor(x, DataType::Double);
   std::vector<cd> sig(static_cast<size_t>(flen)), res(static_cast<size_t>(bins));
   for (int64_t b = 0; b < batch; ++b) {
     for (int64_t f = 0; f < frames; ++f) {

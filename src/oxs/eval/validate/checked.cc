@@ -55,6 +55,24 @@ void check_work(const KernelContext& ctx, std::initializer_list<int64_t> factors
   }
 }
 
+size_t checked_buffer(const KernelContext& ctx, std::initializer_list<int64_t> factors,
+                      size_t elem_size, const char* what) {
+  int64_t n = 1;
+  bool overflow = false;
+  for (int64_t f : factors) {
+    if (f < 0) ctx.fail(std::string(what) + " has a negative size");
+    overflow = overflow || __builtin_mul_overflow(n, f, &n);
+  }
+  if (n == 0) return 0;
+  if (overflow || n > allocation_limit() / int64_t(elem_size)) {
+    std::string text;
+    for (int64_t f : factors) text += (text.empty() ? "" : " x ") + std::to_string(f);
+    ctx.fail(std::string(what) + " of " + text + " values is over the allocation limit of " +
+             std::to_string(allocation_limit()) + " bytes");
+  }
+  return size_t(n);
+}
+
 void require_rank(const KernelContext& ctx, const Tensor& t, size_t lo, size_t hi,
                   const char* what) {
   if (t.rank() >= lo && t.rank() <= hi) return;

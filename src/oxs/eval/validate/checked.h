@@ -35,6 +35,15 @@ inline int64_t checked_product(const KernelContext& ctx, const std::vector<int64
 inline constexpr int64_t kMaxKernelWork = int64_t{1} << 40;
 void check_work(const KernelContext& ctx, std::initializer_list<int64_t> factors, const char* what);
 
+// The element count of a scratch buffer (a std::vector a kernel sizes from
+// shapes or attributes), the product of `factors`, checked to fit the
+// allocation limit like a tensor of `elem_size`-byte elements would: an
+// empty input's other dims ([2^31, 0] has 2^31 rows) or a huge attribute
+// otherwise ask the machine for any amount, which it may grant and then
+// fill. Throws naming `what`; returns the count.
+size_t checked_buffer(const KernelContext& ctx, std::initializer_list<int64_t> factors,
+                      size_t elem_size, const char* what);
+
 // Rank of input `i` within [lo, hi]; `what` names the input ("X").
 void require_rank(const KernelContext& ctx, const Tensor& t, size_t lo, size_t hi,
                   const char* what);
