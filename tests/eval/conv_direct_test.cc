@@ -111,9 +111,12 @@ Tensor run_case(const DirectCase& c, bool bias, Tail tail, ConvDirectMode mode, 
   SessionOptions o;
   o.threads = threads;
   conv_detail::set_conv_direct_mode(mode);
+  // (Not the Winograd path, which takes some of these 3x3 convs.)
+  conv_detail::set_conv_winograd_mode(conv_detail::ConvWinogradMode::Off);
   Session s(model, o);
   Tensor out = s.run(feeds)[0].tensor();
   conv_detail::set_conv_direct_mode(ConvDirectMode::Auto);
+  conv_detail::set_conv_winograd_mode(conv_detail::ConvWinogradMode::Auto);
   return out;
 }
 
