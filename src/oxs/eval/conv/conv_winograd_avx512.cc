@@ -35,10 +35,10 @@ namespace oxs::eval::conv_detail {
 
 namespace {
 
-constexpr int64_t MR = 8;       // rows of U per register tile
-constexpr int64_t kSlack = 64;  // floats past a buffer's end a vector load may read
+constexpr int64_t MR = 8;        // rows of U per register tile
+constexpr int64_t kSlack = 128;  // floats past a buffer's end a vector load may read
 // Bytes of transformed input and products per block of tiles.
-constexpr int64_t kBlockBytes = int64_t(3) << 19;
+constexpr int64_t kBlockBytes = int64_t(1) << 19;
 
 std::atomic<int>& mode_flag() {
   static std::atomic<int> m = [] {
@@ -199,34 +199,64 @@ void fill_padded(const float* x, const Geom3& g, const Plan& p, int64_t c0, int6
   }
 }
 
-// Calls fn(ty, tx, col, n) for the runs of up to 16 consecutive tiles of
-// one tile row among tiles [t0, t1); col is the first one's column in V.
+// Up to 16 tiles that one vector holds: n1 consecutive tiles of tile row ty
+// from column tx (lanes [0, n1)), and when tile rows have at most 8 tiles
+// (two_rows) the first n2 tiles of row ty + 1 (lanes [8, 8 + n2)); col is
+// the first tile's column in V and M (the n1 + n2 tiles are consecutive).
+struct Run {
+  int64_t ty, tx, col, n1, n2;
+  bool two_rows;
+  // The lanes in use, and whether they are [0, n1 + n2).
+  __mmask16 lanes() const {
+    return two_rows ? __mmask16(((1u << n1) - 1) | (((1u << n2) - 1) << 8))
+                    : __mmask16((1u << n1) - 1);
+  }
+  bool prefix() const { return !two_rows || n2 == 0 || n1 == 8; }
+};
+
+// Calls fn(run) for the runs covering tiles [t0, t1) in order.
 template <class F>
 void for_each_run(const Plan& p, int64_t t0, int64_t t1, F&& fn) {
+  const bool two_rows = p.tw <= 8;
   for (int64_t t = t0; t < t1;) {
-    const int64_t ty = t / p.tw, tx = t % p.tw;
-    const int64_t n = std::min({int64_t(16), p.tw - tx, t1 - t});
-    fn(ty, tx, t - t0, n);
-    t += n;
+    Run r{t / p.tw, t % p.tw, t - t0, 0, 0, two_rows};
+    if (two_rows) {
+      r.n1 = std::min(p.tw - r.tx, t1 - t);
+      if (r.n1 == p.tw - r.tx) r.n2 = std::clamp<int64_t>(t1 - t - r.n1, 0, p.tw);
+    } else {
+      r.n1 = std::min({int64_t(16), p.tw - r.tx, t1 - t});
+    }
+    fn(r);
+    t += r.n1 + r.n2;
   }
 }
 
-// V[xi][c][col + q] = (B^T d B)[xi] of tile (ty, tx + q), q < n.
+// Stores the lanes of `run` of v to dst's consecutive columns.
+__attribute__((target("avx512f"))) inline void store_run(float* dst, const Run& run, __m512 v) {
+  if (run.prefix()) {
+    _mm512_mask_storeu_ps(dst, first_lanes(run.n1 + run.n2), v);
+  } else {
+    _mm512_mask_compressstoreu_ps(dst, run.lanes(), v);
+  }
+}
+
+// V[xi][c][col + q] = (B^T d B)[xi] of the run's tiles.
 __attribute__((target("avx512f"))) void input_transform(const float* xp, const Plan& p, int64_t cg,
-                                                        int64_t ty, int64_t tx, int64_t col,
-                                                        int64_t n, float* v) {
+                                                        const Run& run, float* v) {
   const __m512i even = _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
   const __m512i odd = _mm512_set_epi32(31, 29, 27, 25, 23, 21, 19, 17, 15, 13, 11, 9, 7, 5, 3, 1);
-  const __mmask16 mask = first_lanes(n);
   const int64_t plane = p.ph * p.pw, vs = cg * p.ldv;
+  // The second half of each 32-column window: the next 16 columns, or the
+  // next tile row's first columns.
+  const int64_t second = run.two_rows ? 2 * p.pw - 2 * run.tx : 16;
   for (int64_t c = 0; c < cg; ++c) {
-    const float* base = xp + c * plane + 2 * ty * p.pw + 2 * tx;
+    const float* base = xp + c * plane + 2 * run.ty * p.pw + 2 * run.tx;
     __m512 t[4][4];  // B^T d, built row by row of d
     __m512 d[4][4];
     for (int i = 0; i < 4; ++i) {
       const float* r = base + i * p.pw;
-      const __m512 a = _mm512_loadu_ps(r), b = _mm512_loadu_ps(r + 16);
-      const __m512 a2 = _mm512_loadu_ps(r + 2), b2 = _mm512_loadu_ps(r + 18);
+      const __m512 a = _mm512_loadu_ps(r), b = _mm512_loadu_ps(r + second);
+      const __m512 a2 = _mm512_loadu_ps(r + 2), b2 = _mm512_loadu_ps(r + second + 2);
       d[i][0] = _mm512_permutex2var_ps(a, even, b);
       d[i][1] = _mm512_permutex2var_ps(a, odd, b);
       d[i][2] = _mm512_permutex2var_ps(a2, even, b2);
@@ -238,12 +268,12 @@ __attribute__((target("avx512f"))) void input_transform(const float* xp, const P
       t[2][j] = _mm512_sub_ps(d[2][j], d[1][j]);
       t[3][j] = _mm512_sub_ps(d[1][j], d[3][j]);
     }
-    float* vc = v + c * p.ldv + col;
+    float* vc = v + c * p.ldv + run.col;
     for (int i = 0; i < 4; ++i) {
-      _mm512_mask_storeu_ps(vc + (i * 4 + 0) * vs, mask, _mm512_sub_ps(t[i][0], t[i][2]));
-      _mm512_mask_storeu_ps(vc + (i * 4 + 1) * vs, mask, _mm512_add_ps(t[i][1], t[i][2]));
-      _mm512_mask_storeu_ps(vc + (i * 4 + 2) * vs, mask, _mm512_sub_ps(t[i][2], t[i][1]));
-      _mm512_mask_storeu_ps(vc + (i * 4 + 3) * vs, mask, _mm512_sub_ps(t[i][1], t[i][3]));
+      store_run(vc + (i * 4 + 0) * vs, run, _mm512_sub_ps(t[i][0], t[i][2]));
+      store_run(vc + (i * 4 + 1) * vs, run, _mm512_add_ps(t[i][1], t[i][2]));
+      store_run(vc + (i * 4 + 2) * vs, run, _mm512_sub_ps(t[i][2], t[i][1]));
+      store_run(vc + (i * 4 + 3) * vs, run, _mm512_sub_ps(t[i][1], t[i][3]));
     }
   }
 }
@@ -271,37 +301,54 @@ __attribute__((target("avx512f"))) void product_tile(int64_t cg, const float* up
   }
 }
 
-// Y's tiles (ty, tx + q), q < n, of output channels [0, m) from the
-// products mm[xi][i][col + q]: A^T M A + bias, + residual, Relu; masked to
-// the output's extent.
+// Y's tiles of the run, output channels [0, m), from the products
+// mm[xi][i][col + q]: A^T M A + bias, + residual, Relu; masked to the
+// output's extent.
 __attribute__((target("avx512f"))) void output_transform(const float* mm, const Plan& p,
                                                          const Geom3& g, int64_t m,
                                                          const float* bias, const float* residual,
-                                                         bool relu, int64_t ty, int64_t tx,
-                                                         int64_t col, int64_t n, float* y) {
+                                                         bool relu, const Run& run, float* y) {
   const __m512i lo_idx = _mm512_set_epi32(23, 7, 22, 6, 21, 5, 20, 4, 19, 3, 18, 2, 17, 1, 16, 0);
   const __m512i hi_idx =
       _mm512_set_epi32(31, 15, 30, 14, 29, 13, 28, 12, 27, 11, 26, 10, 25, 9, 24, 8);
   const __m512 zero = _mm512_setzero_ps();
-  const int64_t OH = g.out[1], OW = g.out[2], P = OH * OW;
-  const int64_t cols = std::min(2 * n, OW - 2 * tx);
-  const __mmask16 mlo = first_lanes(std::min<int64_t>(cols, 16));
-  const __mmask16 mhi = first_lanes(std::max<int64_t>(cols - 16, 0));
-  const int64_t rows = std::min<int64_t>(2, OH - 2 * ty);
+  const int64_t OH = g.out[1], OW = g.out[2], P = OH * OW, ty = run.ty, tx = run.tx;
+  // The interleaved halves: lanes 0-7 of the tiles (lo) go to output
+  // columns 2tx.. of row 2ty + r; lanes 8-15 (hi) to the next 16 columns,
+  // or with two tile rows to columns 0.. of row 2ty + 2 + r.
+  int64_t lo_off[2], hi_off[2];
+  __mmask16 lo_mask[2], hi_mask[2];
+  for (int64_t r = 0; r < 2; ++r) {
+    const int64_t row = 2 * ty + r;
+    lo_off[r] = row * OW + 2 * tx;
+    // Output columns of row `row` from 2tx on that the run covers.
+    const int64_t cols = row < OH ? std::min(2 * run.n1, OW - 2 * tx) : 0;
+    lo_mask[r] = first_lanes(std::min<int64_t>(cols, 16));
+    if (run.two_rows) {  // (n1 <= 8: lo holds all of row ty's part)
+      hi_off[r] = (row + 2) * OW;
+      hi_mask[r] = first_lanes(row + 2 < OH ? std::min(2 * run.n2, OW) : 0);
+    } else {
+      hi_off[r] = lo_off[r] + 16;
+      hi_mask[r] = first_lanes(std::max<int64_t>(cols - 16, 0));
+    }
+  }
+  const bool prefix = run.prefix();
+  const __mmask16 sel = run.lanes();
   const int64_t ms = p.m_pad * p.ldv;
   for (int64_t i = 0; i < m; ++i) {
-    const float* mi = mm + i * p.ldv + col;
+    const float* mi = mm + i * p.ldv + run.col;
     __m512 s[2][4];  // A^T M
     for (int j = 0; j < 4; ++j) {
-      const __m512 m0 = _mm512_loadu_ps(mi + (0 * 4 + j) * ms);
-      const __m512 m1 = _mm512_loadu_ps(mi + (1 * 4 + j) * ms);
-      const __m512 m2 = _mm512_loadu_ps(mi + (2 * 4 + j) * ms);
-      const __m512 m3 = _mm512_loadu_ps(mi + (3 * 4 + j) * ms);
-      s[0][j] = _mm512_add_ps(_mm512_add_ps(m0, m1), m2);
-      s[1][j] = _mm512_sub_ps(_mm512_sub_ps(m1, m2), m3);
+      __m512 mv[4];
+      for (int k = 0; k < 4; ++k) {
+        const float* src = mi + (k * 4 + j) * ms;
+        mv[k] = prefix ? _mm512_loadu_ps(src) : _mm512_maskz_expandloadu_ps(sel, src);
+      }
+      s[0][j] = _mm512_add_ps(_mm512_add_ps(mv[0], mv[1]), mv[2]);
+      s[1][j] = _mm512_sub_ps(_mm512_sub_ps(mv[1], mv[2]), mv[3]);
     }
     const __m512 bv = _mm512_set1_ps(bias ? bias[i] : 0.0f);
-    for (int64_t r = 0; r < rows; ++r) {
+    for (int64_t r = 0; r < 2; ++r) {
       __m512 y0 = _mm512_add_ps(_mm512_add_ps(s[r][0], s[r][1]), s[r][2]);
       __m512 y1 = _mm512_sub_ps(_mm512_sub_ps(s[r][1], s[r][2]), s[r][3]);
       if (bias) {
@@ -310,18 +357,18 @@ __attribute__((target("avx512f"))) void output_transform(const float* mm, const 
       }
       __m512 lo = _mm512_permutex2var_ps(y0, lo_idx, y1);
       __m512 hi = _mm512_permutex2var_ps(y0, hi_idx, y1);
-      const int64_t off = i * P + (2 * ty + r) * OW + 2 * tx;
+      const int64_t lo_at = i * P + lo_off[r], hi_at = i * P + hi_off[r];
       if (residual) {
-        lo = _mm512_add_ps(lo, _mm512_maskz_loadu_ps(mlo, residual + off));
-        hi = _mm512_add_ps(hi, _mm512_maskz_loadu_ps(mhi, residual + off + 16));
+        lo = _mm512_add_ps(lo, _mm512_maskz_loadu_ps(lo_mask[r], residual + lo_at));
+        hi = _mm512_add_ps(hi, _mm512_maskz_loadu_ps(hi_mask[r], residual + hi_at));
       }
       // max(v, 0): 0 for NaN and -0, as Relu's `v > 0 ? v : 0`.
       if (relu) {
         lo = _mm512_mask_max_ps(zero, 0xFFFF, lo, zero);
         hi = _mm512_mask_max_ps(zero, 0xFFFF, hi, zero);
       }
-      _mm512_mask_storeu_ps(y + off, mlo, lo);
-      _mm512_mask_storeu_ps(y + off + 16, mhi, hi);
+      _mm512_mask_storeu_ps(y + lo_at, lo_mask[r], lo);
+      _mm512_mask_storeu_ps(y + hi_at, hi_mask[r], hi);
     }
   }
 }
@@ -372,32 +419,30 @@ void conv_winograd_avx512(const float* x, const float* w, int64_t cg, int64_t m,
   const size_t vn = size_t(16 * cg * p.ldv), mn = size_t(16 * p.m_pad * p.ldv);
   constexpr decltype(&product_tile<1>) kernels[3] = {product_tile<1>, product_tile<2>,
                                                      product_tile<3>};
-  parallel_for(blocks, 32.0 * double(p.block) * double(m) * double(cg),
-               [&](int64_t b0, int64_t b1) {
-                 float* v = aligned_buffer<1>(vn + mn + kSlack);
-                 float* mm = v + vn;
-                 for (int64_t b = b0; b < b1; ++b) {
-                   const int64_t t0 = b * p.block, t1 = std::min(p.tiles, t0 + p.block);
-                   for_each_run(p, t0, t1, [&](int64_t ty, int64_t tx, int64_t col, int64_t n) {
-                     input_transform(xp, p, cg, ty, tx, col, n, v);
-                   });
-                   const int64_t nv = (t1 - t0 + 15) / 16;
-                   for (int64_t xi = 0; xi < 16; ++xi) {
-                     const float* vx = v + xi * cg * p.ldv;
-                     for (int64_t pi = 0; pi < panels; ++pi) {
-                       const float* up = u + (xi * panels + pi) * cg * MR;
-                       float* out = mm + (xi * p.m_pad + pi * MR) * p.ldv;
-                       for (int64_t j = 0; j < nv; j += 3) {
-                         const int ns = int(std::min<int64_t>(3, nv - j));
-                         kernels[ns - 1](cg, up, vx + 16 * j, p.ldv, out + 16 * j);
-                       }
-                     }
-                   }
-                   for_each_run(p, t0, t1, [&](int64_t ty, int64_t tx, int64_t col, int64_t n) {
-                     output_transform(mm, p, g, m, bias, residual, relu, ty, tx, col, n, y);
-                   });
-                 }
-               });
+  parallel_for(
+      blocks, 32.0 * double(p.block) * double(m) * double(cg), [&](int64_t b0, int64_t b1) {
+        float* v = aligned_buffer<1>(vn + mn + kSlack);
+        float* mm = v + vn;
+        for (int64_t b = b0; b < b1; ++b) {
+          const int64_t t0 = b * p.block, t1 = std::min(p.tiles, t0 + p.block);
+          for_each_run(p, t0, t1, [&](const Run& run) { input_transform(xp, p, cg, run, v); });
+          const int64_t nv = (t1 - t0 + 15) / 16;
+          for (int64_t xi = 0; xi < 16; ++xi) {
+            const float* vx = v + xi * cg * p.ldv;
+            for (int64_t pi = 0; pi < panels; ++pi) {
+              const float* up = u + (xi * panels + pi) * cg * MR;
+              float* out = mm + (xi * p.m_pad + pi * MR) * p.ldv;
+              for (int64_t j = 0; j < nv; j += 3) {
+                const int ns = int(std::min<int64_t>(3, nv - j));
+                kernels[ns - 1](cg, up, vx + 16 * j, p.ldv, out + 16 * j);
+              }
+            }
+          }
+          for_each_run(p, t0, t1, [&](const Run& run) {
+            output_transform(mm, p, g, m, bias, residual, relu, run, y);
+          });
+        }
+      });
 }
 
 }  // namespace oxs::eval::conv_detail
