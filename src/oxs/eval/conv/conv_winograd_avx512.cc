@@ -93,7 +93,8 @@ Plan plan(const Geom3& g, int64_t cg, int64_t m) {
   p.pw = 2 * p.tw + 2;
   p.m_pad = (m + MR - 1) / MR * MR;
   const int64_t per_tile = 16 * (cg + p.m_pad) * int64_t(sizeof(float));
-  p.block = std::clamp<int64_t>(kBlockBytes / per_tile / 16 * 16, 16, 512);
+  // Whole 8 x 48 register tiles (3 vectors of 16 tiles) per block.
+  p.block = std::clamp<int64_t>(kBlockBytes / per_tile / 48 * 48, 48, 528);
   p.block = std::min(p.block, (p.tiles + 15) / 16 * 16);
   p.ldv = p.block;
   return p;
@@ -399,6 +400,9 @@ bool conv_winograd_applies(const Geom3& g, int64_t cg, int64_t mg, int64_t group
   const double est = double(cg) * (double(g.out[1]) + 3) * (double(g.out[2]) + 3);
   if (est >= double(int64_t(1) << 31)) return false;
   if (est > 4.0 * double(cg * g.in[1] * g.in[2]) + double(int64_t(1) << 20)) return false;
+  // A block's transformed input and products (at least 48 tiles) per
+  // thread: refuse channel counts that would make them huge.
+  if (double(cg + mg) * 16 * 48 * sizeof(float) > double(int64_t(1) << 26)) return false;
   if (mode == ConvWinogradMode::On) return true;
   return cg >= 16 && mg >= 16;
 }
