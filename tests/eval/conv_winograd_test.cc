@@ -12,6 +12,7 @@
 #include <cstring>
 #include <random>
 
+#include "eval/conv_tail_util.h"
 #include "oxs/eval/conv/conv_forward.h"
 #include "oxs/eval/fast/fast_kernels.h"
 #include "oxs/eval/session.h"
@@ -21,14 +22,8 @@ namespace {
 
 using conv_detail::ConvDirectMode;
 using conv_detail::ConvWinogradMode;
-
-Tensor random_tensor(Dims dims, unsigned seed) {
-  Tensor t(DataType::Float, std::move(dims));
-  std::mt19937 rng(seed);
-  std::normal_distribution<float> d(0, 1);
-  for (int64_t i = 0; i < t.numel(); ++i) t.mutable_data<float>()[i] = d(rng);
-  return t;
-}
+using conv_test::random_tensor;
+using conv_test::Tail;
 
 struct Case {
   std::string name;
@@ -58,8 +53,6 @@ const std::vector<Case>& cases() {
   return c;
 }
 
-enum class Tail { None, Relu, AddRelu };
-
 struct Model {
   Tensor w, b;
 };
@@ -85,17 +78,7 @@ Tensor run_case(const Case& c, const Model& mw, Tail tail, ConvWinogradMode mode
   if (!c.auto_pad.empty()) conv->set_attr(ir::Attr::of_string("auto_pad", c.auto_pad));
   ir::Value* y = conv->output(0);
   std::map<std::string, Value> feeds{{"x0", x}};
-  if (tail == Tail::AddRelu) {
-    ir::Value* r = g.add_input("x1", ir::Type::tensor(DataType::Float));
-    feeds.emplace("x1", residual);
-    const std::vector<ir::Value*> add{y, r};
-    y = g.create_node("Add", add)->output(0);
-  }
-  if (tail != Tail::None) {
-    const std::vector<ir::Value*> relu{y};
-    y = g.create_node("Relu", relu)->output(0);
-  }
-  g.add_output(y);
+  conv_test::add_tail(g, y, tail, residual, feeds);
   SessionOptions o;
   o.threads = threads;
   conv_detail::set_conv_winograd_mode(mode);

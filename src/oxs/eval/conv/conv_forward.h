@@ -28,8 +28,10 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <new>
 #include <vector>
 
 #include "oxs/eval/math/gemm.h"
@@ -49,6 +51,38 @@ T* scratch(size_t n) {
   if (cap < n) {
     buf.reset();
     buf.reset(new T[n]);
+    cap = n;
+  }
+  return buf.get();
+}
+
+// Frees what std::aligned_alloc returned.
+struct AlignedFree {
+  void operator()(float* p) const { std::free(p); }
+};
+using AlignedFloats = std::unique_ptr<float, AlignedFree>;
+
+// n floats, 64-byte aligned, zeroed.
+inline AlignedFloats aligned_zeros(size_t n) {
+  const size_t bytes = (n * sizeof(float) + 63) / 64 * 64;
+  void* p = std::aligned_alloc(64, bytes);
+  if (!p) throw std::bad_alloc();
+  std::memset(p, 0, bytes);
+  return AlignedFloats(static_cast<float*>(p));
+}
+
+// A per-thread aligned_zeros buffer of at least n floats, kept between calls
+// (zeroed when allocated, then holding what its last user wrote); Tag tells
+// apart the buffers one thread holds at once: 0 the direct and Winograd
+// paths' padded input, 1 the Winograd path's per-block buffer.
+template <int Tag>
+float* aligned_scratch(size_t n) {
+  thread_local AlignedFloats buf;
+  thread_local size_t cap = 0;
+  if (cap < n) {
+    buf.reset();
+    cap = 0;
+    buf = aligned_zeros(n);
     cap = n;
   }
   return buf.get();

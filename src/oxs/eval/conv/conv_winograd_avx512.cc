@@ -52,30 +52,6 @@ std::atomic<int>& mode_flag() {
 
 std::atomic<int64_t> runs{0};
 
-struct FreeDeleter {
-  void operator()(float* p) const { std::free(p); }
-};
-
-// A per-thread 64-byte-aligned buffer of at least n floats kept between
-// calls; Tag tells the padded input from the per-block buffers apart (the
-// calling thread holds both). Zeroed when allocated.
-template <int Tag>
-float* aligned_buffer(size_t n) {
-  thread_local std::unique_ptr<float, FreeDeleter> buf;
-  thread_local size_t cap = 0;
-  if (cap < n) {
-    buf.reset();
-    cap = 0;
-    const size_t bytes = (n * sizeof(float) + 63) / 64 * 64;
-    void* p = std::aligned_alloc(64, bytes);
-    if (!p) throw std::bad_alloc();
-    std::memset(p, 0, bytes);
-    buf.reset(static_cast<float*>(p));
-    cap = n;
-  }
-  return buf.get();
-}
-
 // The tiling of one call.
 struct Plan {
   int64_t th, tw, tiles;  // tile rows, tile columns, tiles
@@ -103,7 +79,7 @@ Plan plan(const Geom3& g, int64_t cg, int64_t m) {
 // U [16][m_pad / 8][cg][8]: U_xi's rows in panels of 8 (rows past m zero).
 struct WinogradWeights {
   int64_t m = 0, cg = 0, m_pad = 0;
-  std::unique_ptr<float, FreeDeleter> u;
+  AlignedFloats u;
 };
 
 std::shared_ptr<const WinogradWeights> transform_weights(const float* w, int64_t m, int64_t cg) {
@@ -111,11 +87,7 @@ std::shared_ptr<const WinogradWeights> transform_weights(const float* w, int64_t
   out->m = m;
   out->cg = cg;
   out->m_pad = (m + MR - 1) / MR * MR;
-  const size_t n = size_t(16 * out->m_pad * cg);
-  void* p = std::aligned_alloc(64, (n * sizeof(float) + 63) / 64 * 64);
-  if (!p) throw std::bad_alloc();
-  std::memset(p, 0, n * sizeof(float));
-  out->u.reset(static_cast<float*>(p));
+  out->u = aligned_zeros(size_t(16 * out->m_pad * cg));
   float* u = out->u.get();
   static const double G[4][3] = {{1, 0, 0}, {0.5, 0.5, 0.5}, {0.5, -0.5, 0.5}, {0, 0, 1}};
   for (int64_t i = 0; i < m; ++i) {
@@ -413,7 +385,7 @@ void conv_winograd_avx512(const float* x, const float* w, int64_t cg, int64_t m,
   runs.fetch_add(1, std::memory_order_relaxed);
   const auto wu = winograd_weights(key, w, m, cg);
   const Plan p = plan(g, cg, m);
-  float* xp = aligned_buffer<0>(size_t(cg * p.ph * p.pw + kSlack));
+  float* xp = aligned_scratch<0>(size_t(cg * p.ph * p.pw + kSlack));
   parallel_for(cg, double(p.ph * p.pw),
                [&](int64_t c0, int64_t c1) { fill_padded(x, g, p, c0, c1, xp); });
   const float* u = wu->u.get();
@@ -425,7 +397,7 @@ void conv_winograd_avx512(const float* x, const float* w, int64_t cg, int64_t m,
                                                      product_tile<3>};
   parallel_for(
       blocks, 32.0 * double(p.block) * double(m) * double(cg), [&](int64_t b0, int64_t b1) {
-        float* v = aligned_buffer<1>(vn + mn + kSlack);
+        float* v = aligned_scratch<1>(vn + mn + kSlack);
         float* mm = v + vn;
         for (int64_t b = b0; b < b1; ++b) {
           const int64_t t0 = b * p.block, t1 = std::min(p.tiles, t0 + p.block);
