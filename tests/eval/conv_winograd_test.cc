@@ -297,6 +297,13 @@ TEST_F(ConvWinograd, RunsWhenExpected) {
   EXPECT_EQ(conv_detail::conv_winograd_runs(), before);
   run_case(narrow, mn, Tail::None, ConvWinogradMode::On, 1, xn, {});
   EXPECT_EQ(conv_detail::conv_winograd_runs(), before + 1);
+  // 4x4 outputs: 4 tiles, not worth it.
+  const Case small{"4x4 output", {1, 32, 4, 4}, 32, {1, 1, 1, 1}, ""};
+  const Tensor xs = random_tensor(small.x, 8);
+  const Model ms = weights(small, true);
+  before = conv_detail::conv_winograd_runs();
+  run_case(small, ms, Tail::None, ConvWinogradMode::Auto, 1, xs, {});
+  EXPECT_EQ(conv_detail::conv_winograd_runs(), before);
 }
 
 }  // namespace

@@ -274,9 +274,10 @@ int64_t conv_direct_runs();
 // 3x3 convs with stride 1, dilation 1, one group and packed (constant)
 // weights: 16 multiplies per 2x2 output tile and channel pair instead of 36.
 // Its rounding differs from the direct path's (the tests bound the error).
-// Which convs take it: Auto (at least 16 input and 16 output channels), Off,
-// or On (every conv it can run, for tests). It starts as
-// OXS_CONV_WINOGRAD=off|on in the environment says, else Auto.
+// Which convs take it: Auto (at least 16 input and 16 output channels and 16
+// tiles, i.e. outputs of about 8x8 or more), Off, or On (every conv it can
+// run, for tests). It starts as OXS_CONV_WINOGRAD=off|on in the environment
+// says, else Auto.
 enum class ConvWinogradMode { Auto, Off, On };
 void set_conv_winograd_mode(ConvWinogradMode mode);
 ConvWinogradMode conv_winograd_mode();

@@ -376,7 +376,10 @@ bool conv_winograd_applies(const Geom3& g, int64_t cg, int64_t mg, int64_t group
   // thread: refuse channel counts that would make them huge.
   if (double(cg + mg) * 16 * 48 * sizeof(float) > double(int64_t(1) << 26)) return false;
   if (mode == ConvWinogradMode::On) return true;
-  return cg >= 16 && mg >= 16;
+  // Fewer than 16 tiles (outputs smaller than about 8x8) leave most lanes of
+  // the products' vectors idle.
+  const int64_t tiles = ((g.out[1] + 1) / 2) * ((g.out[2] + 1) / 2);
+  return cg >= 16 && mg >= 16 && tiles >= 16;
 }
 
 void conv_winograd_avx512(const float* x, const float* w, int64_t cg, int64_t m, const Geom3& g,
