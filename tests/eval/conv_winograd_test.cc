@@ -202,9 +202,10 @@ TEST_F(ConvWinograd, MatchesADoubleReferenceOnEveryGeometry) {
 }
 
 TEST_F(ConvWinograd, StaysWithinTheBoundAt512ChannelsOverSeveralBlocks) {
-  // 512 input channels: blocks of 16 tiles, which start inside tile rows of
-  // 7 tiles (the two-row vectors split across blocks).
-  const Case c{"512 channels", {1, 512, 10, 14}, 16, {1, 1, 1, 1}, ""};
+  // 512 input channels: 105 tiles in blocks of 64 (48, plus the short last
+  // block spread), the second starting inside a tile row of 7 tiles (the
+  // two-row vectors split across blocks).
+  const Case c{"512 channels", {1, 512, 30, 14}, 16, {1, 1, 1, 1}, ""};
   const Tensor x = random_tensor(c.x, 11);
   const Model mw = weights(c, true);
   const Tensor wino = run_case(c, mw, Tail::None, ConvWinogradMode::On, 1, x, {});

@@ -71,6 +71,9 @@ Plan plan(const Geom3& g, int64_t cg, int64_t m) {
   const int64_t per_tile = 16 * (cg + p.m_pad) * int64_t(sizeof(float));
   // Whole 8 x 48 register tiles (3 vectors of 16 tiles) per block.
   p.block = std::clamp<int64_t>(kBlockBytes / per_tile / 48 * 48, 48, 528);
+  // A last block of fewer than 48 tiles is spread over the others.
+  const int64_t rest = p.tiles % p.block, full = p.tiles / p.block;
+  if (full > 0 && rest > 0 && rest < 48) p.block += ((rest + full - 1) / full + 15) / 16 * 16;
   p.block = std::min(p.block, (p.tiles + 15) / 16 * 16);
   p.ldv = p.block;
   return p;
@@ -411,9 +414,11 @@ void conv_winograd_avx512(const float* x, const float* w, int64_t cg, int64_t m,
             for (int64_t pi = 0; pi < panels; ++pi) {
               const float* up = u + (xi * panels + pi) * cg * MR;
               float* out = mm + (xi * p.m_pad + pi * MR) * p.ldv;
-              for (int64_t j = 0; j < nv; j += 3) {
-                const int ns = int(std::min<int64_t>(3, nv - j));
+              for (int64_t j = 0; j < nv;) {
+                // Groups of 3 vectors; 4 left are 2 + 2 (1 alone is the slowest).
+                const int ns = nv - j == 4 ? 2 : int(std::min<int64_t>(3, nv - j));
                 kernels[ns - 1](cg, up, vx + 16 * j, p.ldv, out + 16 * j);
+                j += ns;
               }
             }
           }
