@@ -11,6 +11,7 @@
 #include <cstring>
 #include <random>
 
+#include "eval/conv_tail_util.h"
 #include "oxs/eval/conv/conv_forward.h"
 #include "oxs/eval/fast/fast_kernels.h"
 #include "oxs/eval/session.h"
@@ -19,14 +20,8 @@ namespace oxs::eval {
 namespace {
 
 using conv_detail::ConvDirectMode;
-
-Tensor random_tensor(Dims dims, unsigned seed) {
-  Tensor t(DataType::Float, std::move(dims));
-  std::mt19937 rng(seed);
-  std::normal_distribution<float> d(0, 1);
-  for (int64_t i = 0; i < t.numel(); ++i) t.mutable_data<float>()[i] = d(rng);
-  return t;
-}
+using conv_test::random_tensor;
+using conv_test::Tail;
 
 struct DirectCase {
   std::string name;
@@ -72,8 +67,6 @@ const std::vector<DirectCase>& cases() {
   return c;
 }
 
-enum class Tail { None, Relu, AddRelu };
-
 // Runs `c` as a model: W and B initializers (so the Conv packs W and takes
 // the packed paths), then the tail (fused by the session); x0 is X, x1 the
 // residual.
@@ -97,23 +90,16 @@ Tensor run_case(const DirectCase& c, bool bias, Tail tail, ConvDirectMode mode, 
   conv->set_attr(ir::Attr::of_int("group", c.group));
   ir::Value* y = conv->output(0);
   std::map<std::string, Value> feeds{{"x0", x}};
-  if (tail == Tail::AddRelu) {
-    ir::Value* r = g.add_input("x1", ir::Type::tensor(DataType::Float));
-    feeds.emplace("x1", residual);
-    const std::vector<ir::Value*> add{y, r};
-    y = g.create_node("Add", add)->output(0);
-  }
-  if (tail != Tail::None) {
-    const std::vector<ir::Value*> relu{y};
-    y = g.create_node("Relu", relu)->output(0);
-  }
-  g.add_output(y);
+  conv_test::add_tail(g, y, tail, residual, feeds);
   SessionOptions o;
   o.threads = threads;
   conv_detail::set_conv_direct_mode(mode);
+  // (Not the Winograd path, which takes some of these 3x3 convs.)
+  conv_detail::set_conv_winograd_mode(conv_detail::ConvWinogradMode::Off);
   Session s(model, o);
   Tensor out = s.run(feeds)[0].tensor();
   conv_detail::set_conv_direct_mode(ConvDirectMode::Auto);
+  conv_detail::set_conv_winograd_mode(conv_detail::ConvWinogradMode::Auto);
   return out;
 }
 

@@ -46,30 +46,6 @@ std::atomic<int>& mode_flag() {
 
 std::atomic<int64_t> runs{0};
 
-struct FreeDeleter {
-  void operator()(float* p) const { std::free(p); }
-};
-
-// A per-thread 64-byte-aligned buffer of at least n floats, kept between
-// calls. Zeroed when allocated; afterwards it holds only values copied from
-// inputs or zeros, so the lanes that read past what a call wrote (never
-// stored) see ordinary numbers, not arbitrary bits.
-float* xs_buffer(size_t n) {
-  thread_local std::unique_ptr<float, FreeDeleter> buf;
-  thread_local size_t cap = 0;
-  if (cap < n) {
-    buf.reset();
-    cap = 0;
-    const size_t bytes = (n * sizeof(float) + 63) / 64 * 64;
-    void* p = std::aligned_alloc(64, bytes);
-    if (!p) throw std::bad_alloc();
-    std::memset(p, 0, bytes);
-    buf.reset(static_cast<float*>(p));
-    cap = n;
-  }
-  return buf.get();
-}
-
 // The padded, phase-split input's extents.
 struct Layout {
   int64_t pz, py, wc;  // padded depth and rows read, columns per phase
@@ -281,7 +257,9 @@ void conv_direct_avx512(const float* x, int64_t cg, const Geom3& g, const Packed
   const Layout l = layout(g, cg);
   const int64_t K = g.k[0] * g.k[1] * g.k[2], CK = cg * K, m = a.m, m_pad = a.m_pad;
   const int64_t OW = g.out[2], OH = g.out[1], P = g.out[0] * OH * OW;
-  float* xs = xs_buffer(size_t(l.total));
+  // (aligned_scratch<0> holds only values copied from inputs or zeros, so
+  // the lanes that read past what a call wrote see ordinary numbers.)
+  float* xs = aligned_scratch<0>(size_t(l.total));
   ReadSet rs{read_positions(g.out[0], g.s[0], g.k[0], g.d[0], l.pz),
              read_positions(g.out[1], g.s[1], g.k[1], g.d[1], l.py),
              std::vector<char>(size_t(g.s[2]))};

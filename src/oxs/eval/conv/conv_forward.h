@@ -7,6 +7,8 @@
 //   - pointwise (1x1.., stride 1, no pads): X itself is the GEMM operand;
 //   - depthwise (one input channel per group, group > 1, float/double): a
 //     direct loop, instead of one tiny GEMM per channel;
+//   - 2-D 3x3 stride 1, float, one group, AVX-512, weights packed, enough
+//     channels: Winograd F(2x2, 3x3) (conv_winograd_avx512);
 //   - rank <= 3, float, AVX-512 SGEMM in use, weights packed: a direct
 //     implicit GEMM (conv_direct_avx512) that reads a padded copy of the
 //     input, when its vectors are well used (conv_direct_applies);
@@ -26,8 +28,10 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <new>
 #include <vector>
 
 #include "oxs/eval/math/gemm.h"
@@ -47,6 +51,38 @@ T* scratch(size_t n) {
   if (cap < n) {
     buf.reset();
     buf.reset(new T[n]);
+    cap = n;
+  }
+  return buf.get();
+}
+
+// Frees what std::aligned_alloc returned.
+struct AlignedFree {
+  void operator()(float* p) const { std::free(p); }
+};
+using AlignedFloats = std::unique_ptr<float, AlignedFree>;
+
+// n floats, 64-byte aligned, zeroed.
+inline AlignedFloats aligned_zeros(size_t n) {
+  const size_t bytes = (n * sizeof(float) + 63) / 64 * 64;
+  void* p = std::aligned_alloc(64, bytes);
+  if (!p) throw std::bad_alloc();
+  std::memset(p, 0, bytes);
+  return AlignedFloats(static_cast<float*>(p));
+}
+
+// A per-thread aligned_zeros buffer of at least n floats, kept between calls
+// (zeroed when allocated, then holding what its last user wrote); Tag tells
+// apart the buffers one thread holds at once: 0 the direct and Winograd
+// paths' padded input, 1 the Winograd path's per-block buffer.
+template <int Tag>
+float* aligned_scratch(size_t n) {
+  thread_local AlignedFloats buf;
+  thread_local size_t cap = 0;
+  if (cap < n) {
+    buf.reset();
+    cap = 0;
+    buf = aligned_zeros(n);
     cap = n;
   }
   return buf.get();
@@ -234,6 +270,28 @@ void conv_direct_avx512(const float* x, int64_t cg, const Geom3& g, const Packed
 // that the path they mean to test ran).
 int64_t conv_direct_runs();
 
+// The Winograd F(2x2, 3x3) path of conv_winograd_avx512.cc, for float 2-D
+// 3x3 convs with stride 1, dilation 1, one group and packed (constant)
+// weights: 16 multiplies per 2x2 output tile and channel pair instead of 36.
+// Its rounding differs from the direct path's (the tests bound the error).
+// Which convs take it: Auto (at least 16 input and 16 output channels and 16
+// tiles, i.e. outputs of about 8x8 or more), Off, or On (every conv it can
+// run, for tests). It starts as OXS_CONV_WINOGRAD=off|on in the environment
+// says, else Auto.
+enum class ConvWinogradMode { Auto, Off, On };
+void set_conv_winograd_mode(ConvWinogradMode mode);
+ConvWinogradMode conv_winograd_mode();
+bool conv_winograd_applies(const Geom3& g, int64_t cg, int64_t mg, int64_t group);
+// y [m, OH*OW] = conv(x [cg, IH, IW], w [m, cg, 3, 3]) + bias (m values, or
+// null), then `ep`; every element written. `key` is the session's packed W
+// (it identifies the weights: their transform is made on the first call and
+// kept while key lives). Only where AVX-512 is.
+void conv_winograd_avx512(const float* x, const float* w, int64_t cg, int64_t m, const Geom3& g,
+                          const std::shared_ptr<const PackedA>& key, float* y, const float* bias,
+                          const GemmEpilogue* ep);
+// How many times conv_winograd_avx512 has run in this process.
+int64_t conv_winograd_runs();
+
 // Bytes of im2col buffer per GEMM: a band of output rows this large keeps
 // the buffer in L2 while OpenBLAS packs it.
 inline constexpr int64_t kColBandBytes = int64_t(1) << 20;
@@ -336,6 +394,11 @@ void conv_forward(const T* x, const T* w, const T* bias, T* y, int64_t n, int64_
       if (win.rank() <= 3 && win.strides.back() < (int64_t(1) << 24) &&
           gemm_f32_uses_avx512(mg, P, CK)) {
         const Geom3 g3 = geom3(win);
+        if (fused && win.rank() == 2 && conv_winograd_applies(g3, cg, mg, group)) {
+          const GemmEpilogue eg = epilogue_at(b * m * P);
+          conv_winograd_avx512(xb, w, cg, m, g3, (*packed)[0], yb, bias, ep ? &eg : nullptr);
+          return true;
+        }
         if (fused && conv_direct_applies(g3, cg)) {
           for (int64_t g = 0; g < group; ++g) {
             const GemmEpilogue eg = epilogue_at(b * m * P + g * mg * P);
