@@ -285,8 +285,10 @@ bool conv_winograd_applies(const Geom3& g, int64_t cg, int64_t mg, int64_t group
 // y [m, OH*OW] = conv(x [cg, IH, IW], w [m, cg, 3, 3]) + bias (m values, or
 // null), then `ep`; every element written. `key` is the session's packed W
 // (it identifies the weights: their transform is made on the first call and
-// kept while key lives). Only where AVX-512 is.
-void conv_winograd_avx512(const float* x, const float* w, int64_t cg, int64_t m, const Geom3& g,
+// kept while key lives). Only where AVX-512 is. Returns false, having
+// written nothing, when W or x holds an Inf or NaN: the caller runs the
+// direct path then, whose non-finite outputs are the reference's.
+bool conv_winograd_avx512(const float* x, const float* w, int64_t cg, int64_t m, const Geom3& g,
                           const std::shared_ptr<const PackedA>& key, float* y, const float* bias,
                           const GemmEpilogue* ep);
 // How many times conv_winograd_avx512 has run in this process.
@@ -396,8 +398,9 @@ void conv_forward(const T* x, const T* w, const T* bias, T* y, int64_t n, int64_
         const Geom3 g3 = geom3(win);
         if (fused && win.rank() == 2 && conv_winograd_applies(g3, cg, mg, group)) {
           const GemmEpilogue eg = epilogue_at(b * m * P);
-          conv_winograd_avx512(xb, w, cg, m, g3, (*packed)[0], yb, bias, ep ? &eg : nullptr);
-          return true;
+          if (conv_winograd_avx512(xb, w, cg, m, g3, (*packed)[0], yb, bias, ep ? &eg : nullptr)) {
+            return true;
+          }
         }
         if (fused && conv_direct_applies(g3, cg)) {
           for (int64_t g = 0; g < group; ++g) {

@@ -22,6 +22,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <iterator>
@@ -83,6 +84,7 @@ Plan plan(const Geom3& g, int64_t cg, int64_t m) {
 struct WinogradWeights {
   int64_t m = 0, cg = 0, m_pad = 0;
   AlignedFloats u;
+  bool finite = true;  // every weight finite (else the direct path runs)
 };
 
 std::shared_ptr<const WinogradWeights> transform_weights(const float* w, int64_t m, int64_t cg) {
@@ -96,6 +98,7 @@ std::shared_ptr<const WinogradWeights> transform_weights(const float* w, int64_t
   for (int64_t i = 0; i < m; ++i) {
     for (int64_t c = 0; c < cg; ++c) {
       const float* gk = w + (i * cg + c) * 9;
+      for (int a = 0; a < 9; ++a) out->finite = out->finite && std::isfinite(gk[a]);
       double t[4][3];  // G g
       for (int r = 0; r < 4; ++r) {
         for (int k = 0; k < 3; ++k) {
@@ -385,11 +388,27 @@ bool conv_winograd_applies(const Geom3& g, int64_t cg, int64_t mg, int64_t group
   return cg >= 16 && mg >= 16 && tiles >= 16;
 }
 
-void conv_winograd_avx512(const float* x, const float* w, int64_t cg, int64_t m, const Geom3& g,
+// Whether x[0, n) holds only finite values (x * 0 is 0 for those, NaN for
+// Inf and NaN).
+__attribute__((target("avx512f"))) bool all_finite(const float* x, int64_t n) {
+  const __m512 zero = _mm512_setzero_ps();
+  __m512 acc = zero;
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16)
+    acc = _mm512_add_ps(acc, _mm512_mul_ps(_mm512_loadu_ps(x + i), zero));
+  if (i < n)
+    acc = _mm512_add_ps(acc, _mm512_mul_ps(_mm512_maskz_loadu_ps(first_lanes(n - i), x + i), zero));
+  return _mm512_cmp_ps_mask(acc, acc, _CMP_UNORD_Q) == 0;
+}
+
+bool conv_winograd_avx512(const float* x, const float* w, int64_t cg, int64_t m, const Geom3& g,
                           const std::shared_ptr<const PackedA>& key, float* y, const float* bias,
                           const GemmEpilogue* ep) {
-  runs.fetch_add(1, std::memory_order_relaxed);
   const auto wu = winograd_weights(key, w, m, cg);
+  // Inf and NaN: Winograd's transforms mix them into outputs the direct sums
+  // keep finite (Inf - Inf), so such a conv takes the direct path.
+  if (!wu->finite || !all_finite(x, cg * g.in[1] * g.in[2])) return false;
+  runs.fetch_add(1, std::memory_order_relaxed);
   const Plan p = plan(g, cg, m);
   float* xp = aligned_scratch<0>(size_t(cg * p.ph * p.pw + kSlack));
   parallel_for(cg, double(p.ph * p.pw),
@@ -427,6 +446,7 @@ void conv_winograd_avx512(const float* x, const float* w, int64_t cg, int64_t m,
           });
         }
       });
+  return true;
 }
 
 }  // namespace oxs::eval::conv_detail
