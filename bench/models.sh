@@ -57,24 +57,25 @@ ort_cmd() { node "$ORT" "$DIR/$1.onnx" "$DIR/$1_in" "$OUT/$1_ort" "$2"; }
 export -f oxs_cmd ort_cmd
 export OXS DIR OUT ORT THREADS
 
-# measure oxs|ort MODEL: prints "CPU_MS WALL_MS" of one run.
+# measure MODEL: prints "OXS_CPU_MS OXS_WALL_MS ORT_CPU_MS ORT_WALL_MS" of one
+# run. The two runtimes alternate within each of the REPS rounds: the
+# machine's speed drifts (shared caches, other guests), and measuring one
+# runtime's rounds before the other's would give the drift to one of them.
 measure() {
-  local base=() full=() r bc fc bw fw
+  local ob=() of=() tb=() tf=() r
   for ((r = 0; r < REPS; r++)); do
-    if [ "$1" = oxs ]; then
-      base+=("$(cpu_and_wall oxs_cmd "$2" 1)")
-      full+=("$(cpu_and_wall oxs_cmd "$2" $((REPEAT + 1)))")
-    else
-      base+=("$(cpu_and_wall ort_cmd "$2" 0)")
-      full+=("$(cpu_and_wall ort_cmd "$2" "$REPEAT")")
-    fi
+    ob+=("$(cpu_and_wall oxs_cmd "$1" 1)")
+    of+=("$(cpu_and_wall oxs_cmd "$1" $((REPEAT + 1)))")
+    tb+=("$(cpu_and_wall ort_cmd "$1" 0)")
+    tf+=("$(cpu_and_wall ort_cmd "$1" "$REPEAT")")
   done
-  bc=$(printf '%s\n' "${base[@]}" | min_col 1)
-  fc=$(printf '%s\n' "${full[@]}" | min_col 1)
-  bw=$(printf '%s\n' "${base[@]}" | min_col 2)
-  fw=$(printf '%s\n' "${full[@]}" | min_col 2)
-  awk -v bc="$bc" -v fc="$fc" -v bw="$bw" -v fw="$fw" -v n="$REPEAT" \
-    'BEGIN{printf "%.1f %.1f\n", 1000 * (fc - bc) / n, 1000 * (fw - bw) / n}'
+  per_run() {  # least of base and of full: CPU and wall ms of one run
+    local base=$1 full=$2
+    awk -v bc="$(printf '%s\n' "${!base}" | min_col 1)" -v fc="$(printf '%s\n' "${!full}" | min_col 1)" \
+      -v bw="$(printf '%s\n' "${!base}" | min_col 2)" -v fw="$(printf '%s\n' "${!full}" | min_col 2)" \
+      -v n="$REPEAT" 'BEGIN{printf "%.1f %.1f", 1000 * (fc - bc) / n, 1000 * (fw - bw) / n}'
+  }
+  echo "$(per_run 'ob[@]' 'of[@]') $(per_run 'tb[@]' 'tf[@]')"
 }
 
 section=$(mktemp)
@@ -98,7 +99,7 @@ profiles=$(mktemp)
   echo "Method: each runtime runs the model in one process once and in another 1+$REPEAT times"
   echo "(\`oxs run MODEL -i input=X.npy --threads $THREADS --repeat N\`, \`node $ORT MODEL IN OUT N\`); the CPU time difference"
   echo "over $REPEAT is one run, without process start, model load, session creation and the warm-up run."
-  echo "Least of $REPS such measurements. \`rel. diff\` is max|oxs - ORT| / max|ORT| over the output."
+  echo "Least of $REPS such measurements, the two runtimes alternating. \`rel. diff\` is max|oxs - ORT| / max|ORT| over the output."
   echo
   if [ "$THREADS" -gt 1 ]; then
     echo "| model | oxs CPU ms/run | oxs wall ms/run | ORT CPU ms/run | ORT wall ms/run | oxs / ORT (wall) | rel. diff |"
@@ -108,8 +109,7 @@ profiles=$(mktemp)
     echo "|---|---:|---:|---:|---|---:|"
   fi
   for m in $MODELS; do
-    read -r oc ow < <(measure oxs "$m")
-    read -r tc tw < <(measure ort "$m")
+    read -r oc ow tc tw < <(measure "$m")
     diff=$(/usr/bin/python3 -c "import numpy as np; a = np.load('$OUT/${m}_oxs/output.npy'); b = np.load('$OUT/${m}_ort/0.npy'); print('%.2g' % (float(np.abs(a - b).max()) / float(np.abs(b).max())))")
     if [ "$THREADS" -gt 1 ]; then
       printf '| %s | %s | %s | %s | %s | %.2f | %s |\n' "$m" "$oc" "$ow" "$tc" "$tw" \
