@@ -286,6 +286,21 @@ TEST_F(FastKernels, DepthwiseConvWithoutBiasAndInOneDimensionIsBitIdentical) {
   }
 }
 
+TEST_F(FastKernels, PointwiseConvAtOnePositionMatchesTheReference) {
+  // A squeeze-excite block's 1x1 conv on a 1x1 input: dot products over W's
+  // rows (fast::small_m_gemm), then + bias.
+  for (bool with_bias : {true, false}) {
+    SCOPED_TRACE(with_bias ? "bias" : "no bias");
+    Tensor x = random_floats({2, 333, 1, 1}, 71), w = random_floats({77, 333, 1, 1}, 72);
+    Tensor b = random_floats({77}, 73);
+    const std::vector<Tensor> ins = with_bias ? std::vector<Tensor>{x, w, b} : std::vector{x, w};
+    OneNode m("Conv", 11, ins);
+    const Tensor fast = m.run(ins, 1);
+    expect_close(fast, run_reference(m, ins), 1e-5, 1e-4);
+    expect_identical(fast, m.run(ins, 3));
+  }
+}
+
 TEST_F(FastKernels, ReluAndHardSwishAreBitIdenticalToTheReference) {
   Tensor x = random_floats({3, 1001}, 31);
   float* p = x.mutable_data<float>();

@@ -34,6 +34,7 @@
 #include <new>
 #include <vector>
 
+#include "oxs/eval/fast/fast_kernels.h"
 #include "oxs/eval/math/gemm.h"
 #include "oxs/eval/parallel/thread_pool.h"
 #include "oxs/eval/tensor.h"
@@ -373,6 +374,20 @@ void conv_forward(const T* x, const T* w, const T* bias, T* y, int64_t n, int64_
     }
     if (pointwise) {  // in_n == P: X_g [cg, P] is the right operand as it is
       if constexpr (std::is_same_v<T, float>) {
+        // One output position (a squeeze-excite block's 1x1 convs): a
+        // matrix-vector product, y[j] = W[j, :] . x, whose dot products
+        // read W's rows as they are (the blocked GEMM would pad the one
+        // column to a vector and re-read W's panels); then + bias and the
+        // epilogue, as the separate Add and Relu would. Taken whether or
+        // not W is packed, so fed and constant weights give the same bits.
+        if (P == 1 && group == 1 &&
+            fast::small_m_gemm(false, true, 1, m, c, 1.0f, xb, c, w, c, 0.0f, yb, m)) {
+          if (bias) {
+            for (int64_t j = 0; j < m; ++j) yb[j] += bias[j];
+          }
+          if (ep) apply_epilogue(yb, m, epilogue_at(b * m));
+          return true;
+        }
         if (fused) {
           for (int64_t g = 0; g < group; ++g) {
             const GemmEpilogue eg = epilogue_at(b * m * P + g * mg * P);
