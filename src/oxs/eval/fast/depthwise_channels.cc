@@ -77,42 +77,34 @@ struct RowTaps {
   int64_t count = 0;
 };
 
-// R interior output pixels from ox (every kernel column inside the input).
-template <int R>
-OXS_AVX512 inline void interior(const Block& b, const RowTaps& t, int64_t ox) {
+// Output pixels [ox, ox + n) of the row (n <= 8), each an independent sum
+// so that eight chains of adds overlap. kEdge: some read padding, and each
+// pixel takes only its kernel columns inside the input. kFull: n is 8.
+template <bool kEdge, bool kFull>
+OXS_AVX512 inline void pixels(const Block& b, const RowTaps& t, int64_t ox, int64_t n) {
+  constexpr int R = 8;
+  if constexpr (kFull) n = R;
   const Geom3& g = b.g;
-  const int64_t KX = g.k[2], sx = g.s[2] * kLanes, dx = g.d[2] * kLanes;
+  const int64_t KX = g.k[2];
   __m512 acc[R];
   for (int i = 0; i < R; ++i) acc[i] = b.bias;
-  const int64_t x0 = (ox * g.s[2] - g.p[2]) * kLanes;
+  const int64_t ix0 = ox * g.s[2] - g.p[2];
   for (int64_t r = 0; r < t.count; ++r) {
-    const float* src = t.rows[r] + x0;
     const float* w = b.wt + t.ky[r] * KX * kLanes;
-    for (int64_t kx = 0; kx < KX; ++kx, src += dx, w += kLanes) {
+    for (int64_t kx = 0; kx < KX; ++kx, w += kLanes) {
       const __m512 wv = _mm512_loadu_ps(w);
+      const int64_t ix = ix0 + kx * g.d[2];
       for (int i = 0; i < R; ++i) {
-        acc[i] = add_product(acc[i], wv, _mm512_loadu_ps(src + i * sx));
+        if (i >= n) break;
+        const int64_t at = ix + i * g.s[2];
+        if (kEdge && (at < 0 || at >= g.in[2])) continue;
+        acc[i] = add_product(acc[i], wv, _mm512_loadu_ps(t.rows[r] + at * kLanes));
       }
     }
   }
-  for (int i = 0; i < R; ++i) _mm512_storeu_ps(b.row + (ox + i) * kLanes, acc[i]);
-}
-
-// One output pixel near the row's ends: only the kernel columns inside.
-OXS_AVX512 inline void border(const Block& b, const RowTaps& t, int64_t ox) {
-  const Geom3& g = b.g;
-  const int64_t KX = g.k[2];
-  __m512 acc = b.bias;
-  for (int64_t r = 0; r < t.count; ++r) {
-    const float* w = b.wt + t.ky[r] * KX * kLanes;
-    for (int64_t kx = 0; kx < KX; ++kx) {
-      const int64_t ix = ox * g.s[2] - g.p[2] + kx * g.d[2];
-      if (ix < 0 || ix >= g.in[2]) continue;
-      const __m512 wv = _mm512_loadu_ps(w + kx * kLanes);
-      acc = add_product(acc, wv, _mm512_loadu_ps(t.rows[r] + ix * kLanes));
-    }
+  for (int i = 0; i < R; ++i) {
+    if (i < n) _mm512_storeu_ps(b.row + (ox + i) * kLanes, acc[i]);
   }
-  _mm512_storeu_ps(b.row + ox * kLanes, acc);
 }
 
 // b.row (output row oy) into the block's output planes of y, with the
@@ -159,11 +151,16 @@ OXS_AVX512 void rows(const Block& b, int64_t oy0, int64_t oy1, int64_t r0, float
       t.rows[t.count] = b.band + (iy - r0) * IW * kLanes;
       t.ky[t.count++] = ky;
     }
-    for (int64_t ox = 0; ox < std::min(xlo, OW); ++ox) border(b, t, ox);
-    int64_t ox = xlo;
-    for (; ox + 8 <= xhi; ox += 8) interior<8>(b, t, ox);
-    for (; ox < xhi; ++ox) interior<1>(b, t, ox);
-    for (ox = std::max(xlo, xhi); ox < OW; ++ox) border(b, t, ox);
+    for (int64_t ox = 0; ox < OW; ox += 8) {
+      const int64_t n = std::min<int64_t>(8, OW - ox);
+      if (ox < xlo || ox + n > xhi) {
+        pixels<true, false>(b, t, ox, n);
+      } else if (n == 8) {
+        pixels<false, true>(b, t, ox, n);
+      } else {
+        pixels<false, false>(b, t, ox, n);
+      }
+    }
     store_row(b, oy, y, ep);
   }
 }
