@@ -116,7 +116,7 @@ Plan make_plan(const ir::Graph& g, bool fuse, bool fold_transposes) {
   for (size_t k = 0; k < p.order.size(); ++k) {
     const conv_fusion::Group* grp = p.fused[k];
     for (const ir::Node* n :
-         {grp ? grp->conv : p.order[k], grp ? grp->add : nullptr, grp ? grp->relu : nullptr}) {
+         {grp ? grp->conv : p.order[k], grp ? grp->add : nullptr, grp ? grp->act() : nullptr}) {
       if (!n) continue;
       for (size_t i = 0; i < n->num_outputs(); ++i) {
         if (const ir::Value* v = n->output(i)) last_use.emplace(v, k);  // dead until read
@@ -202,9 +202,9 @@ class Session::Executor {
       functions_[normalize_domain(f->domain) + '\0' + f->name] = f.get();
     }
     // Fused groups stand for the builtin kernels: not when the model
-    // defines its own Conv, Add or Relu.
+    // defines its own Conv, MatMul, Add, Relu or HardSwish.
     fuse_ = options.fuse;
-    for (const char* op : {"Conv", "Add", "Relu"}) {
+    for (const char* op : {"Conv", "MatMul", "Add", "Relu", "HardSwish"}) {
       if (functions_.count(std::string(1, '\0') + op)) fuse_ = false;
     }
   }
@@ -404,11 +404,12 @@ class Session::Executor {
   }
 
   // A fused group (conv_fusion.h): the Conv with its tail; when the kernel
-  // did not apply the tail, the Add and Relu nodes run as usual.
+  // did not apply the tail, the Add and Relu/HardSwish nodes run as usual.
   void run_fused(const conv_fusion::Group& grp, Frame& f) {
     FusedTail tail;
     tail.relu = grp.relu != nullptr;
-    for (const ir::Node* m : {grp.add, grp.relu}) {
+    tail.hard_swish = grp.hard_swish != nullptr;
+    for (const ir::Node* m : {grp.add, grp.act()}) {
       if (m) tail.members[tail.num_members++] = m;
     }
     if (grp.add) {
@@ -428,14 +429,14 @@ class Session::Executor {
       f.values.insert_or_assign(grp.last()->output(0), std::move(v));
       return;
     }
-    for (const ir::Node* m : {grp.add, grp.relu}) {
+    for (const ir::Node* m : {grp.add, grp.act()}) {
       if (m) run_node(*m, f);
     }
   }
 
   // `reusable`: the plan's reusable inputs of `n` (Plan::reusable).
   // `perms`: per input, the perm of a folded Transpose that computes it
-  // (empty: none). `tail`: the Add/Relu of a fused group when `n` is its Conv.
+  // (empty: none). `tail`: the Add/Relu/HardSwish of a fused group when `n` is its Conv.
   void run_node(const ir::Node& n, Frame& f, uint64_t reusable = 0,
                 std::span<const std::vector<int64_t>* const> perms = {},
                 FusedTail* tail = nullptr) {
