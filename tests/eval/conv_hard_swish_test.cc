@@ -261,7 +261,9 @@ TEST_F(HardSwish, FusedTailsSeeTheKinksOnEveryPath) {
       cg.g.add_output(cg.node("Identity", {cg.b}));  // keeps x2 used
       const int64_t before = p.runs();
       expect_fusion_transparent(cg.model, ins, {"Conv+HardSwish", "Identity"});
-      if (p.runs != no_counter) EXPECT_GT(p.runs(), before) << "the path did not run";
+      if (p.runs != no_counter) {
+        EXPECT_GT(p.runs(), before) << "the path did not run";
+      }
       // (Winograd's sums round; Inf and NaN spread over their windows.)
       if (p.winograd == ConvWinogradMode::On || !finite_only) continue;
       // The kinks reached the tail: the conv alone gives x back.
