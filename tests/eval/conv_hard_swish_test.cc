@@ -204,13 +204,13 @@ TEST_F(HardSwish, FusedConvAddHardSwishGivesTheBitsOfSeparateNodes) {
   }
 }
 
-// A conv whose output is its input: W is 1 at the centre tap of channel m's
-// own input channel (m = c; depthwise: its one channel) and 0 elsewhere, no
-// bias. Sums of exact zeros and the input (where the window holds no Inf or
-// NaN), so the HardSwish tail sees the kink values themselves.
+// A conv whose output is its input: W is 1 at the centre tap of output
+// channel m's input channel m / mult and 0 elsewhere, no bias. Sums of exact
+// zeros and the input (where the window holds no Inf or NaN), so the
+// HardSwish tail sees the kink values themselves.
 struct IdentityConv {
   const char* name;
-  int64_t channels, kernel, group;
+  int64_t channels, kernel, group, mult;
   ConvDirectMode direct;
   ConvWinogradMode winograd;
   int64_t (*runs)();
@@ -222,13 +222,16 @@ int64_t no_counter() {
 
 TEST_F(HardSwish, FusedTailsSeeTheKinksOnEveryPath) {
   const IdentityConv paths[] = {
-      {"pointwise", 16, 1, 1, ConvDirectMode::Auto, ConvWinogradMode::Off, no_counter},
-      {"im2col", 16, 3, 1, ConvDirectMode::Off, ConvWinogradMode::Off, no_counter},
-      {"direct", 16, 3, 1, ConvDirectMode::Always, ConvWinogradMode::Off,
+      {"pointwise", 16, 1, 1, 1, ConvDirectMode::Auto, ConvWinogradMode::Off, no_counter},
+      {"im2col", 16, 3, 1, 1, ConvDirectMode::Off, ConvWinogradMode::Off, no_counter},
+      {"direct", 16, 3, 1, 1, ConvDirectMode::Always, ConvWinogradMode::Off,
        conv_detail::conv_direct_runs},
-      {"winograd", 16, 3, 1, ConvDirectMode::Off, ConvWinogradMode::On,
+      {"winograd", 16, 3, 1, 1, ConvDirectMode::Off, ConvWinogradMode::On,
        conv_detail::conv_winograd_runs},
-      {"depthwise", 16, 3, 16, ConvDirectMode::Auto, ConvWinogradMode::Off, no_counter},
+      // (Across channels, fast/depthwise_channels.cc.)
+      {"depthwise", 16, 3, 16, 1, ConvDirectMode::Auto, ConvWinogradMode::Off, no_counter},
+      // (Plane by plane, fast/depthwise.cc.)
+      {"depthwise x2", 16, 3, 16, 2, ConvDirectMode::Auto, ConvWinogradMode::Off, no_counter},
   };
   const std::vector<float> kinks = kink_values();
   for (const IdentityConv& p : paths) {
@@ -245,14 +248,15 @@ TEST_F(HardSwish, FusedTailsSeeTheKinksOnEveryPath) {
         if (finite_only && !std::isfinite(v)) v = float(i % 13) * 0.5f - 3.0f;
         xd[i] = v;
       }
-      Tensor w(DataType::Float, {C, C / p.group, k, k});
+      const int64_t M = C * p.mult, cpg = C / p.group, mg = M / p.group;
+      Tensor w(DataType::Float, {M, cpg, k, k});
       std::memset(w.mutable_data<float>(), 0, size_t(w.nbytes()));
-      for (int64_t m = 0; m < C; ++m) {
-        const int64_t ci = p.group == 1 ? m : 0;
-        w.mutable_data<float>()[((m * (C / p.group) + ci) * k + k / 2) * k + k / 2] = 1.0f;
+      for (int64_t m = 0; m < M; ++m) {
+        const int64_t ci = m / p.mult - (m / mg) * cpg;  // (within m's group)
+        w.mutable_data<float>()[((m * cpg + ci) * k + k / 2) * k + k / 2] = 1.0f;
       }
       const ConvCase c{x.dims(), w.dims(), {1, 1}, {k / 2, k / 2, k / 2, k / 2}, {1, 1}, p.group};
-      const std::vector<Tensor> ins{x, w, normal_tensor({C}, 1), normal_tensor(conv_out(c), 2)};
+      const std::vector<Tensor> ins{x, w, normal_tensor({M}, 1), normal_tensor(conv_out(c), 2)};
       conv_detail::set_conv_direct_mode(p.direct);
       conv_detail::set_conv_winograd_mode(p.winograd);
       ConvGraph cg(ins, true);
@@ -271,7 +275,10 @@ TEST_F(HardSwish, FusedTailsSeeTheKinksOnEveryPath) {
       plain.g.add_output(plain.node("Conv", {plain.x, plain.w}, conv_attrs(c)));
       plain.g.add_output(plain.node("Identity", {plain.b}));
       const Tensor out = run_model(plain.model, ins, true)[0].tensor();
-      for (int64_t i = 0; i < x.numel(); ++i) ASSERT_EQ(out.data<float>()[i], xd[i]) << "at " << i;
+      const int64_t HW = H * W;
+      for (int64_t i = 0; i < out.numel(); ++i) {
+        ASSERT_EQ(out.data<float>()[i], xd[i / HW / p.mult * HW + i % HW]) << "at " << i;
+      }
     }
   }
 }

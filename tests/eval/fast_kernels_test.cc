@@ -75,7 +75,16 @@ void expect_close(const Tensor& got, const Tensor& want, double rel, double abs_
 
 void expect_identical(const Tensor& a, const Tensor& b) {
   ASSERT_EQ(a.dims(), b.dims());
-  ASSERT_EQ(0, std::memcmp(a.raw(), b.raw(), a.nbytes()));
+  ASSERT_EQ(a.nbytes(), b.nbytes());
+  if (std::memcmp(a.raw(), b.raw(), a.nbytes()) == 0) return;
+  // Name the first element that differs (as float bits when float).
+  const size_t n = a.nbytes() / sizeof(float);
+  const auto* fa = static_cast<const float*>(a.raw());
+  const auto* fb = static_cast<const float*>(b.raw());
+  size_t i = 0;
+  while (i < n && std::memcmp(fa + i, fb + i, sizeof(float)) == 0) ++i;
+  FAIL() << "the bits differ at element " << i << ": " << (i < n ? fa[i] : 0.0f) << " vs "
+         << (i < n ? fb[i] : 0.0f);
 }
 
 // Runs with the fast paths off (the reference kernel).
@@ -230,10 +239,20 @@ TEST_F(FastKernels, DepthwiseConvIsBitIdenticalToTheReference) {
     std::vector<int64_t> strides, dilations, pads;
   };
   for (const Case& c : std::vector<Case>{
-           {{1, 6, 7, 7}, {6, 1, 5, 5}, {1, 1}, {1, 1}, {2, 2, 2, 2}},     // mobilenet's tail
-           {{2, 4, 23, 41}, {4, 1, 3, 3}, {2, 2}, {1, 1}, {1, 1, 1, 1}},   // strided, gathers
-           {{1, 3, 12, 35}, {6, 1, 3, 3}, {1, 3}, {2, 2}, {2, 0, 1, 3}},   // multiplier 2
-           {{1, 2, 5, 3}, {2, 1, 3, 3}, {1, 1}, {1, 1}, {4, 4, 4, 4}}}) {  // mostly padding
+           {{1, 6, 7, 7}, {6, 1, 5, 5}, {1, 1}, {1, 1}, {2, 2, 2, 2}},    // mobilenet's tail
+           {{2, 4, 23, 41}, {4, 1, 3, 3}, {2, 2}, {1, 1}, {1, 1, 1, 1}},  // strided, gathers
+           {{1, 3, 12, 35}, {6, 1, 3, 3}, {1, 3}, {2, 2}, {2, 0, 1, 3}},  // multiplier 2
+           {{1, 2, 5, 3}, {2, 1, 3, 3}, {1, 1}, {1, 1}, {4, 4, 4, 4}},    // mostly padding
+           // Across channels (depthwise_channels.cc): channel counts that
+           // are not a multiple of 16, narrow planes at strides 2 and 3,
+           // dilations, uneven pads, a kernel wider than the input, and
+           // inputs tall and wide enough to take several bands of rows.
+           {{1, 37, 14, 14}, {37, 1, 5, 5}, {2, 2}, {1, 1}, {2, 2, 2, 2}},
+           {{2, 20, 9, 11}, {20, 1, 3, 3}, {3, 2}, {2, 1}, {0, 2, 1, 1}},
+           {{1, 17, 6, 4}, {17, 1, 3, 7}, {1, 1}, {1, 1}, {1, 3, 1, 5}},
+           {{1, 24, 60, 200}, {24, 1, 3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}},
+           {{1, 16, 90, 70}, {16, 1, 5, 5}, {2, 2}, {1, 2}, {2, 4, 2, 4}},
+           {{1, 40, 33, 29}, {40, 1, 3, 3}, {2, 2}, {1, 1}, {0, 0, 1, 1}}}) {
     SCOPED_TRACE(dims_to_string(c.x) + " * " + dims_to_string(c.w));
     Tensor x = random_floats(c.x, 51), w = random_floats(c.w, 52), b = random_floats({c.w[0]}, 53);
     x.mutable_data<float>()[7] = NAN;
@@ -246,6 +265,39 @@ TEST_F(FastKernels, DepthwiseConvIsBitIdenticalToTheReference) {
     const Tensor fast = m.run({x, w, b}, 1);
     expect_identical(fast, run_reference(m, {x, w, b}));
     expect_identical(fast, m.run({x, w, b}, 3));
+  }
+}
+
+TEST_F(FastKernels, DepthwiseConvWithoutBiasAndInOneDimensionIsBitIdentical) {
+  for (const Dims& xd : {Dims{1, 19, 50}, Dims{2, 33, 9, 8}}) {
+    SCOPED_TRACE(dims_to_string(xd));
+    Dims wd{xd[1], 1, 3};
+    if (xd.size() == 4) wd.push_back(3);
+    Tensor x = random_floats(xd, 61), w = random_floats(wd, 62);
+    x.mutable_data<float>()[5] = INFINITY;
+    OneNode m("Conv", 11, {x, w}, [&](ir::Node* n) {
+      n->set_attr(ir::Attr::of_int("group", xd[1]));
+      n->set_attr(ir::Attr::of_ints("strides", std::vector<int64_t>(xd.size() - 2, 2)));
+      n->set_attr(ir::Attr::of_ints("pads", std::vector<int64_t>(2 * (xd.size() - 2), 1)));
+    });
+    const Tensor fast = m.run({x, w}, 1);
+    expect_identical(fast, run_reference(m, {x, w}));
+    expect_identical(fast, m.run({x, w}, 3));
+  }
+}
+
+TEST_F(FastKernels, PointwiseConvAtOnePositionMatchesTheReference) {
+  // A squeeze-excite block's 1x1 conv on a 1x1 input: dot products over W's
+  // rows (fast::small_m_gemm), then + bias.
+  for (bool with_bias : {true, false}) {
+    SCOPED_TRACE(with_bias ? "bias" : "no bias");
+    Tensor x = random_floats({2, 333, 1, 1}, 71), w = random_floats({77, 333, 1, 1}, 72);
+    Tensor b = random_floats({77}, 73);
+    const std::vector<Tensor> ins = with_bias ? std::vector<Tensor>{x, w, b} : std::vector{x, w};
+    OneNode m("Conv", 11, ins);
+    const Tensor fast = m.run(ins, 1);
+    expect_close(fast, run_reference(m, ins), 1e-5, 1e-4);
+    expect_identical(fast, m.run(ins, 3));
   }
 }
 

@@ -102,7 +102,7 @@ struct ConvCase {
 
 // Cases over the Conv paths: pointwise, im2col (strides 1, 2 and 3,
 // dilations, odd sizes), grouped, depthwise (strides 1, 2, 3, multiplier
-// 2), and batch 2.
+// 2), batch 2, and a 1x1 input (the matrix-vector path).
 inline const std::vector<ConvCase>& conv_cases() {
   static const std::vector<ConvCase> cases{
       {{1, 8, 9, 9}, {16, 8, 1, 1}, {1, 1}, {0, 0, 0, 0}, {1, 1}, 1},
@@ -115,6 +115,7 @@ inline const std::vector<ConvCase>& conv_cases() {
       {{1, 6, 15, 37}, {6, 1, 5, 5}, {2, 2}, {2, 2, 2, 2}, {1, 1}, 6},
       {{2, 4, 11, 13}, {8, 1, 3, 3}, {3, 3}, {1, 1, 1, 1}, {2, 1}, 4},
       {{1, 16, 32, 32}, {24, 16, 3, 3}, {1, 1}, {1, 1, 1, 1}, {1, 1}, 1},
+      {{2, 40, 1, 1}, {24, 40, 1, 1}, {1, 1}, {0, 0, 0, 0}, {1, 1}, 1},  // one position
   };
   return cases;
 }

@@ -34,6 +34,7 @@
 #include <new>
 #include <vector>
 
+#include "oxs/eval/fast/fast_kernels.h"
 #include "oxs/eval/math/gemm.h"
 #include "oxs/eval/parallel/thread_pool.h"
 #include "oxs/eval/tensor.h"
@@ -205,6 +206,16 @@ void im2col_generic(const T* x, int64_t channels, const Window& w, T* col) {
 bool depthwise_avx512(const float* xc, const float* wj, const Geom3& g, float* y,
                       const float* res = nullptr, bool relu = false, bool hard_swish = false);
 
+// Depthwise conv with one output per input channel (fast/depthwise_channels.cc):
+// y [c, out...] = conv(x [c, in...], w [c, 1, kernel...]) + bias (c values,
+// or null), then `ep` (its residual laid out as y), every element written,
+// 16 channels to a vector (so narrow planes and strides cost no idle lanes);
+// the same sums in the same order as depthwise(), so the same bits. False
+// when it does not apply (decided by the geometry alone: no AVX-512, a
+// kernel with depth, rows too wide for its buffers); y is untouched then.
+bool depthwise_channels_avx512(const float* x, const float* w, const float* bias, int64_t c,
+                               const Geom3& g, float* y, const GemmEpilogue* ep);
+
 // One input channel per group (depthwise, channel multiplier mg): each
 // output plane y (pre-filled with the bias) accumulates w * shifted input.
 template <class T>
@@ -349,11 +360,33 @@ void conv_forward(const T* x, const T* w, const T* bias, T* y, int64_t n, int64_
   auto batch = [&](int64_t b) -> bool {
     const T* xb = x + b * c * in_n;
     T* yb = y + b * m * P;
+    if constexpr (std::is_same_v<T, float>) {
+      if (depthwise_conv && mg == 1) {  // writes every element of y
+        const GemmEpilogue e = epilogue_at(b * m * P);
+        if (depthwise_channels_avx512(xb, w, bias, m, geom3(win), yb, ep ? &e : nullptr)) {
+          return true;
+        }
+      }
+    }
     if (!fused) {
       for (int64_t j = 0; j < m; ++j) std::fill_n(yb + j * P, P, bias ? bias[j] : T{});
     }
     if (pointwise) {  // in_n == P: X_g [cg, P] is the right operand as it is
       if constexpr (std::is_same_v<T, float>) {
+        // One output position (a squeeze-excite block's 1x1 convs): a
+        // matrix-vector product, y[j] = W[j, :] . x, whose dot products
+        // read W's rows as they are (the blocked GEMM would pad the one
+        // column to a vector and re-read W's panels); then + bias and the
+        // epilogue, as the separate Add and Relu would. Taken whether or
+        // not W is packed, so fed and constant weights give the same bits.
+        if (P == 1 && group == 1 &&
+            fast::small_m_gemm(false, true, 1, m, c, 1.0f, xb, c, w, c, 0.0f, yb, m)) {
+          if (bias) {
+            for (int64_t j = 0; j < m; ++j) yb[j] += bias[j];
+          }
+          if (ep) apply_epilogue(yb, m, epilogue_at(b * m));
+          return true;
+        }
         if (fused) {
           for (int64_t g = 0; g < group; ++g) {
             const GemmEpilogue eg = epilogue_at(b * m * P + g * mg * P);

@@ -14,12 +14,18 @@
 #include <cstring>
 #include <memory>
 
+#include "oxs/eval/fast/shuffles.h"
 #include "oxs/eval/math/gemm.h"
 #include "oxs/eval/parallel/thread_pool.h"
 
 namespace oxs::eval {
 
 namespace {
+
+using fast::shuffle_in_lanes;
+using fast::shuffle_lanes;
+using fast::unpack_hi;
+using fast::unpack_lo;
 
 constexpr int64_t MR = 8, NR = 32;  // register tile: 8 rows x 2 vectors
 // A packed per call from a stored (not transposed) A keeps each row's values
@@ -60,23 +66,6 @@ float* whole_a_buffer() {
     buf.reset(static_cast<float*>(p));
   }
   return buf.get();
-}
-
-// Full-width shuffles in their masked forms: GCC 12 flags the unmasked
-// intrinsics' undefined start value (-Wmaybe-uninitialized).
-__attribute__((target("avx512f"))) inline __m512 unpack_lo(__m512 a, __m512 b) {
-  return _mm512_mask_unpacklo_ps(_mm512_setzero_ps(), 0xFFFF, a, b);
-}
-__attribute__((target("avx512f"))) inline __m512 unpack_hi(__m512 a, __m512 b) {
-  return _mm512_mask_unpackhi_ps(_mm512_setzero_ps(), 0xFFFF, a, b);
-}
-template <int kImm>
-__attribute__((target("avx512f"))) inline __m512 shuffle_in_lanes(__m512 a, __m512 b) {
-  return _mm512_mask_shuffle_ps(_mm512_setzero_ps(), 0xFFFF, a, b, kImm);
-}
-template <int kImm>
-__attribute__((target("avx512f"))) inline __m512 shuffle_lanes(__m512 a, __m512 b) {
-  return _mm512_mask_shuffle_f32x4(_mm512_setzero_ps(), 0xFFFF, a, b, kImm);
 }
 
 // r[i]: 16 consecutive values of row i of an 8-row block; o[q] gets its
