@@ -30,6 +30,7 @@ using fusion_test::conv_out;
 using fusion_test::ConvCase;
 using fusion_test::ConvGraph;
 using fusion_test::expect_bits_equal;
+using fusion_test::expect_conv_tails_fuse;
 using fusion_test::expect_fusion_transparent;
 using fusion_test::MatMulGraph;
 using fusion_test::normal_tensor;
@@ -171,37 +172,15 @@ const PathMode kModes[] = {
 
 TEST_F(HardSwish, FusedConvHardSwishGivesTheBitsOfSeparateNodesOnEveryPath) {
   for (const PathMode& mode : kModes) {
+    SCOPED_TRACE(mode.name);
     conv_detail::set_conv_direct_mode(mode.direct);
     conv_detail::set_conv_winograd_mode(mode.winograd);
-    for (size_t i = 0; i < conv_cases().size(); ++i) {
-      for (bool const_weights : {true, false}) {
-        SCOPED_TRACE(std::string(mode.name) + ", case " + std::to_string(i) +
-                     (const_weights ? ", packed W" : ", fed W"));
-        const ConvCase& c = conv_cases()[i];
-        const std::vector<Tensor> ins = hs_inputs(c, unsigned(i) + 200);
-        ConvGraph cg(ins, const_weights);
-        ir::Value* y = cg.node("Conv", {cg.x, cg.w, cg.b}, conv_attrs(c));
-        cg.g.add_output(cg.node("HardSwish", {y}));
-        cg.g.add_output(cg.r);  // keeps x3 used
-        expect_fusion_transparent(cg.model, ins, {"Conv+HardSwish"});
-      }
-    }
+    expect_conv_tails_fuse("HardSwish", false, hs_inputs, 200);
   }
 }
 
 TEST_F(HardSwish, FusedConvAddHardSwishGivesTheBitsOfSeparateNodes) {
-  for (size_t i = 0; i < conv_cases().size(); ++i) {
-    for (bool residual_first : {false, true}) {
-      SCOPED_TRACE("case " + std::to_string(i) + (residual_first ? ", Add(r, y)" : ", Add(y, r)"));
-      const ConvCase& c = conv_cases()[i];
-      const std::vector<Tensor> ins = hs_inputs(c, unsigned(i) + 300);
-      ConvGraph cg(ins, true);
-      ir::Value* y = cg.node("Conv", {cg.x, cg.w, cg.b}, conv_attrs(c));
-      ir::Value* s = residual_first ? cg.node("Add", {cg.r, y}) : cg.node("Add", {y, cg.r});
-      cg.g.add_output(cg.node("HardSwish", {s}));
-      expect_fusion_transparent(cg.model, ins, {"Conv+Add+HardSwish"});
-    }
-  }
+  expect_conv_tails_fuse("HardSwish", true, hs_inputs, 300);
 }
 
 // A conv whose output is its input: W is 1 at the centre tap of output

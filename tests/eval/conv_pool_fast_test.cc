@@ -26,6 +26,7 @@ using fusion_test::conv_inputs;
 using fusion_test::ConvCase;
 using fusion_test::ConvGraph;
 using fusion_test::expect_bits_equal;
+using fusion_test::expect_conv_tails_fuse;
 using fusion_test::expect_fusion_transparent;
 using fusion_test::MatMulGraph;
 using fusion_test::normal_tensor;
@@ -146,37 +147,11 @@ TEST_F(ConvPoolFast, GlobalAveragePoolMatchesTheReference) {
 }
 
 TEST_F(ConvPoolFast, FusedConvReluGivesTheBitsOfSeparateNodes) {
-  for (size_t i = 0; i < conv_cases().size(); ++i) {
-    for (bool const_weights : {true, false}) {
-      SCOPED_TRACE("case " + std::to_string(i) + (const_weights ? ", packed W" : ", fed W"));
-      const ConvCase& c = conv_cases()[i];
-      const std::vector<Tensor> ins = conv_inputs(c, unsigned(i));
-      ConvGraph cg(ins, const_weights);
-      ir::Value* y = cg.node("Conv", {cg.x, cg.w, cg.b}, conv_attrs(c));
-      cg.g.add_output(cg.node("Relu", {y}));
-      cg.g.add_output(cg.r);  // keeps x3 used
-      expect_fusion_transparent(cg.model, ins, {"Conv+Relu"});
-    }
-  }
+  expect_conv_tails_fuse("Relu", false, conv_inputs, 0);
 }
 
 TEST_F(ConvPoolFast, FusedConvAddReluGivesTheBitsOfSeparateNodes) {
-  for (size_t i = 0; i < conv_cases().size(); ++i) {
-    for (bool residual_first : {false, true}) {
-      for (bool const_weights : {true, false}) {
-        SCOPED_TRACE("case " + std::to_string(i) +
-                     (residual_first ? ", Add(r, y)" : ", Add(y, r)") +
-                     (const_weights ? ", packed W" : ", fed W"));
-        const ConvCase& c = conv_cases()[i];
-        const std::vector<Tensor> ins = conv_inputs(c, unsigned(i) + 50);
-        ConvGraph cg(ins, const_weights);
-        ir::Value* y = cg.node("Conv", {cg.x, cg.w, cg.b}, conv_attrs(c));
-        ir::Value* s = residual_first ? cg.node("Add", {cg.r, y}) : cg.node("Add", {y, cg.r});
-        cg.g.add_output(cg.node("Relu", {s}));
-        expect_fusion_transparent(cg.model, ins, {"Conv+Add+Relu"});
-      }
-    }
-  }
+  expect_conv_tails_fuse("Relu", true, conv_inputs, 50);
 }
 
 TEST_F(ConvPoolFast, ConvAddWithoutReluAndConvWithoutBiasFuseToo) {

@@ -167,6 +167,32 @@ inline void expect_fusion_transparent(const ir::Model& m, const std::vector<Tens
   }
 }
 
+// Conv [-> Add(y, r) and Add(r, y)] -> `act` over every case of
+// conv_cases(), W packed and fed, inputs(case, seed + case index) the feeds:
+// each graph runs as the one node "Conv[+Add]+act" with the bits of its
+// separate nodes (expect_fusion_transparent).
+inline void expect_conv_tails_fuse(
+    const std::string& act, bool add,
+    const std::function<std::vector<Tensor>(const ConvCase&, unsigned)>& inputs, unsigned seed) {
+  for (size_t i = 0; i < conv_cases().size(); ++i) {
+    for (bool residual_first : add ? std::vector<bool>{false, true} : std::vector<bool>{false}) {
+      for (bool const_weights : {true, false}) {
+        SCOPED_TRACE("case " + std::to_string(i) +
+                     (add ? residual_first ? ", Add(r, y)" : ", Add(y, r)" : "") +
+                     (const_weights ? ", packed W" : ", fed W"));
+        const ConvCase& c = conv_cases()[i];
+        const std::vector<Tensor> ins = inputs(c, seed + unsigned(i));
+        ConvGraph cg(ins, const_weights);
+        ir::Value* y = cg.node("Conv", {cg.x, cg.w, cg.b}, conv_attrs(c));
+        if (add) y = residual_first ? cg.node("Add", {cg.r, y}) : cg.node("Add", {y, cg.r});
+        cg.g.add_output(cg.node(act, {y}));
+        if (!add) cg.g.add_output(cg.r);  // keeps x3 used
+        expect_fusion_transparent(cg.model, ins, {add ? "Conv+Add+" + act : "Conv+" + act});
+      }
+    }
+  }
+}
+
 // MatMul fusion: x0 [.., S, K] x W [K, N] (x1, an initializer: packed once) ->
 // Add(x2) [-> Relu]; x2 is the bias (an initializer) or a graph input.
 struct MatMulGraph {
