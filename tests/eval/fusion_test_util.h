@@ -10,21 +10,17 @@
 #include <cstring>
 #include <functional>
 #include <map>
-#include <random>
 #include <string>
 #include <vector>
 
+#include "eval/conv_tail_util.h"
 #include "oxs/eval/fast/fast_kernels.h"
 #include "oxs/eval/session.h"
 
 namespace oxs::eval::fusion_test {
 
 inline Tensor normal_tensor(Dims dims, unsigned seed) {
-  Tensor t(DataType::Float, std::move(dims));
-  std::mt19937 rng(seed);
-  std::normal_distribution<float> d(0, 2);
-  for (int64_t i = 0; i < t.numel(); ++i) t.mutable_data<float>()[i] = d(rng);
-  return t;
+  return conv_test::random_tensor(std::move(dims), seed, 2);
 }
 
 // Runs `model` with the feeds x0, x1, ... = `ins`; `fast` turns the AVX-512
