@@ -20,9 +20,9 @@
 //     checks in the interior;
 //   - rank > 3: a generic im2col over the whole output (a checked Tensor).
 // The bias is written into Y first and the GEMM accumulates onto it
-// (beta = 1), which saves a separate pass over Y. A fused Add/Relu
-// (conv_fusion.h; or Add/HardSwish) is applied by the packed GEMMs as they store, by a pass
-// over each batch's Y on the other paths.
+// (beta = 1), which saves a separate pass over Y. A fused Add and Relu or
+// HardSwish (conv_fusion.h) is applied by the packed GEMMs as they store, by
+// a pass over each batch's Y on the other paths.
 #pragma once
 
 #include <algorithm>
