@@ -105,7 +105,7 @@ Plan make_plan(const ir::Graph& g, bool fuse, bool fold_transposes) {
     p.groups = conv_fusion::find_groups(g, topo);
     std::unordered_set<const ir::Node*> taken;
     for (const conv_fusion::Group& grp : p.groups) {
-      for (const ir::Node* m : {grp.conv, grp.add, grp.relu}) {
+      for (const ir::Node* m : {grp.conv, grp.add, grp.act()}) {
         if (m) taken.insert(m);
       }
     }
@@ -141,7 +141,7 @@ Plan make_plan(const ir::Graph& g, bool fuse, bool fold_transposes) {
     const conv_fusion::Group* grp = p.fused[k];
     std::vector<const ir::Node*> members;
     if (grp) {
-      members = {grp->conv, grp->add, grp->relu};
+      members = {grp->conv, grp->add, grp->act()};
     } else if (p.chain[k]) {
       for (const elementwise_chain::Step& s : p.chain[k]->steps) members.push_back(s.node);
     } else {
@@ -235,9 +235,9 @@ class Session::Executor {
       functions_[normalize_domain(f->domain) + '\0' + f->name] = f.get();
     }
     // Fused groups stand for the builtin kernels: not when the model
-    // defines its own Conv, Add or Relu.
+    // defines its own Conv, MatMul, Add, Relu or HardSwish.
     fuse_ = options.fuse;
-    for (const char* op : {"Conv", "Add", "Relu"}) {
+    for (const char* op : {"Conv", "MatMul", "Add", "Relu", "HardSwish"}) {
       if (functions_.count(std::string(1, '\0') + op)) fuse_ = false;
     }
   }
@@ -439,11 +439,12 @@ class Session::Executor {
   }
 
   // A fused group (conv_fusion.h): the Conv with its tail; when the kernel
-  // did not apply the tail, the Add and Relu nodes run as usual.
+  // did not apply the tail, the Add and Relu/HardSwish nodes run as usual.
   void run_fused(const conv_fusion::Group& grp, Frame& f) {
     FusedTail tail;
     tail.relu = grp.relu != nullptr;
-    for (const ir::Node* m : {grp.add, grp.relu}) {
+    tail.hard_swish = grp.hard_swish != nullptr;
+    for (const ir::Node* m : {grp.add, grp.act()}) {
       if (m) tail.members[tail.num_members++] = m;
     }
     if (grp.add) {
@@ -463,7 +464,7 @@ class Session::Executor {
       f.values.insert_or_assign(grp.last()->output(0), std::move(v));
       return;
     }
-    for (const ir::Node* m : {grp.add, grp.relu}) {
+    for (const ir::Node* m : {grp.add, grp.act()}) {
       if (m) run_node(*m, f);
     }
   }
@@ -507,7 +508,7 @@ class Session::Executor {
 
   // `reusable`: the plan's reusable inputs of `n` (Plan::reusable).
   // `perms`: per input, the perm of a folded Transpose that computes it
-  // (empty: none). `tail`: the Add/Relu of a fused group when `n` is its Conv.
+  // (empty: none). `tail`: the Add/Relu/HardSwish of a fused group when `n` is its Conv.
   void run_node(const ir::Node& n, Frame& f, uint64_t reusable = 0,
                 std::span<const std::vector<int64_t>* const> perms = {},
                 FusedTail* tail = nullptr) {
