@@ -127,9 +127,10 @@ bool applies(const Chain& c, const Tensor& x, std::span<const Tensor* const> oth
   return true;
 }
 
-bool run(const Chain& c, const Tensor& x, std::span<const Tensor* const> others, Tensor& out) {
+bool run(const Chain& c, const Tensor& x, std::span<const Tensor* const> others, Tensor& out,
+         bool in_place) {
   if (!applies(c, x, others)) return false;
-  out = Tensor::uninitialized(DataType::Float, x.dims());
+  if (!in_place) out = Tensor::uninitialized(DataType::Float, x.dims());
   const int64_t n = x.numel();
   const float* px = x.data<float>();
   float* py = out.mutable_data<float>();
