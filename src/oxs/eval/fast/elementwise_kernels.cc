@@ -175,4 +175,30 @@ bool erf(KernelContext& ctx) {
   return unary(ctx, erf_span);
 }
 
+void unary_span(Unary op, const float* x, float* y, int64_t n) {
+  switch (op) {
+    case Unary::Relu:
+      return relu_span(x, y, n);
+    case Unary::HardSwish:
+      return hard_swish_span(x, y, n);
+    case Unary::Erf:
+      return erf_span(x, y, n);
+  }
+}
+
+void binary_span(Binary op, const float* a, int64_t sa, const float* b, int64_t sb, float* y,
+                 int64_t n) {
+  if (n <= 0) return;
+  switch (op) {
+    case Binary::Add:
+      return binary_run<Binary::Add>(a, sa, b, sb, y, n);
+    case Binary::Sub:
+      return binary_run<Binary::Sub>(a, sa, b, sb, y, n);
+    case Binary::Mul:
+      return binary_run<Binary::Mul>(a, sa, b, sb, y, n);
+    case Binary::Div:
+      return binary_run<Binary::Div>(a, sa, b, sb, y, n);
+  }
+}
+
 }  // namespace oxs::eval::fast
