@@ -7,8 +7,12 @@
 # least of REPS runs of bench/gemv_bench.cc (each the least of 15 rounds);
 # GB/s is B's bytes over that time. Prints a markdown section and puts it
 # into bench/RESULTS.md between the "gemv" markers.
+# The machine's memory bandwidth depends on what the other tenants do, so a
+# comparison must alternate the two builds: BASE=another oxs_gemv_bench
+# (an older build) adds its columns, measured in turn with this build's.
 #   usage: bench/gemv.sh [BUILD_DIR]   (default: build)
-#   env:   REPS (default 5), REPEAT (calls per round, default 30)
+#   env:   REPS (default 5), REPEAT (calls per round, default 30), BASE,
+#          BASE_NAME (what BASE is, for the text; default its path)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${1:-build}
@@ -18,10 +22,24 @@ REPEAT=${REPEAT:-30}
 RESULTS=bench/RESULTS.md
 [ -x "$BIN" ] || { echo "build $BIN first: cmake --build $BUILD --target oxs_gemv_bench" >&2; exit 1; }
 
-# best M N K TRANSB COPIES: "CPU_MS GB_PER_S", the least time of REPS runs.
+BASE=${BASE:-}
+[ -z "$BASE" ] || [ -x "$BASE" ] || { echo "BASE=$BASE is not an executable" >&2; exit 1; }
+
+# best M N K TRANSB COPIES: "CPU_MS GB_PER_S" of this build [and of BASE],
+# the least time of REPS runs (BASE and this build in turn).
 best() {
-  for ((r = 0; r < REPS; ++r)); do "$BIN" "$@" "$REPEAT"; done |
-    awk '{print $2, $6}' | sort -g | head -1
+  local out base=""
+  out=$(mktemp)
+  [ -z "$BASE" ] || base=$(mktemp)
+  for ((r = 0; r < REPS; ++r)); do
+    [ -z "$BASE" ] || "$BASE" "$@" "$REPEAT" >> "$base"
+    "$BIN" "$@" "$REPEAT" >> "$out"
+  done
+  local f
+  for f in "$out" ${base:+"$base"}; do
+    awk '{print $2, $6}' "$f" | sort -g | head -1 | tr '\n' ' '
+  done
+  rm -f "$out" ${base:+"$base"}
 }
 
 section=$(mktemp)
@@ -33,15 +51,26 @@ section=$(mktemp)
   echo "C = A x op(B) through gemm_f32 (src/oxs/eval/fast/small_gemm.cc for m <= 4). \`memory\`: B cycled over ~160 MB of copies"
   echo "(streamed from memory on every call, as a model's classifier is); \`cache\`: one copy (from L3 when past the 4 MB L2)."
   echo
-  echo "| A | B | memory ms | memory GB/s | cache ms | cache GB/s |"
-  echo "|---|---|---:|---:|---:|---:|"
+  if [ -n "$BASE" ]; then
+    echo "BASE: ${BASE_NAME:-\`$BASE\`}, run in turn with this build; its figures in the \`BASE\` columns."
+    echo
+    echo "| A | B | memory ms | memory GB/s | BASE memory ms | BASE GB/s | cache ms | cache GB/s | BASE cache ms | BASE GB/s |"
+    echo "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"
+  else
+    echo "| A | B | memory ms | memory GB/s | cache ms | cache GB/s |"
+    echo "|---|---|---:|---:|---:|---:|"
+  fi
   for shape in "1 1280 960 1" "1 1000 1280 1" "1 1000 1280 0" "4 1000 1280 1" "4 1000 1280 0" "2 4096 1024 0"; do
     read -r m n k tb <<< "$shape"
     copies=$(( (160 * 1024 * 1024) / (n * k * 4) + 1 ))
-    read -r mem_ms mem_gb <<< "$(best "$m" "$n" "$k" "$tb" "$copies")"
-    read -r hot_ms hot_gb <<< "$(best "$m" "$n" "$k" "$tb" 1)"
+    read -r mem_ms mem_gb base_mem_ms base_mem_gb <<< "$(best "$m" "$n" "$k" "$tb" "$copies")"
+    read -r hot_ms hot_gb base_hot_ms base_hot_gb <<< "$(best "$m" "$n" "$k" "$tb" 1)"
     if [ "$tb" = 1 ]; then b="[$n, $k]^T"; else b="[$k, $n]"; fi
-    echo "| [$m, $k] | $b | $mem_ms | $mem_gb | $hot_ms | $hot_gb |"
+    if [ -n "$BASE" ]; then
+      echo "| [$m, $k] | $b | $mem_ms | $mem_gb | $base_mem_ms | $base_mem_gb | $hot_ms | $hot_gb | $base_hot_ms | $base_hot_gb |"
+    else
+      echo "| [$m, $k] | $b | $mem_ms | $mem_gb | $hot_ms | $hot_gb |"
+    fi
   done
   echo
 } > "$section"
