@@ -13,23 +13,14 @@
 #include <string>
 #include <vector>
 
+#include "eval/gemm_shape.h"
 #include "oxs/eval/fast/fast_kernels.h"
 #include "oxs/eval/parallel/thread_pool.h"
 
 namespace oxs::eval {
 namespace {
 
-struct Shape {
-  int64_t m, n, k;
-  bool ta, tb;
-  float alpha, beta;
-};
-
-std::string describe(const Shape& s) {
-  return "m=" + std::to_string(s.m) + " n=" + std::to_string(s.n) + " k=" + std::to_string(s.k) +
-         " ta=" + std::to_string(s.ta) + " tb=" + std::to_string(s.tb) +
-         " alpha=" + std::to_string(s.alpha) + " beta=" + std::to_string(s.beta);
-}
+using Shape = GemmShape;
 
 // Operands in storage order, with leading dimensions 3 wider than needed (to
 // catch row-stride mistakes).
@@ -58,7 +49,7 @@ Operands operands(const Shape& s, unsigned seed) {
 std::vector<float> run(const Shape& s, Operands o) {
   const bool done = fast::small_m_gemm(s.ta, s.tb, s.m, s.n, s.k, s.alpha, o.a.data(), o.lda,
                                        o.b.data(), o.ldb, s.beta, o.c.data(), o.ldc);
-  EXPECT_TRUE(done) << "the small-m path declined " << describe(s);
+  EXPECT_TRUE(done) << "the small-m path declined " << s.describe();
   return o.c;
 }
 
@@ -68,7 +59,7 @@ std::vector<float> run(const Shape& s, Operands o) {
 // (k + 8) units of roundoff of the sum of magnitudes; the padding columns
 // untouched.
 void check(const Shape& s) {
-  SCOPED_TRACE(describe(s));
+  SCOPED_TRACE(s.describe());
   const Operands o = operands(s, unsigned(s.m * 131 + s.n * 7 + s.k));
   const std::vector<float> c = run(s, o);
   const double u = std::ldexp(1.0, -24);
@@ -134,7 +125,7 @@ TEST(SmallGemm, SameBitsForAnyRowCountAndThreadCount) {
     for (bool tb : {false, true}) {
       for (int64_t m = 2; m <= fast::kSmallGemmRows; ++m) {
         const Shape s{m, 1301, 333, ta, tb, 0.75f, 0.5f};
-        SCOPED_TRACE(describe(s));
+        SCOPED_TRACE(s.describe());
         const Operands o = operands(s, 9);
         const std::vector<float> one = run(s, o);
         std::vector<float> threads;
