@@ -20,7 +20,10 @@
 // lanes), so results do not depend on the thread count. The orders:
 // B^T: lane l of the element's accumulator sums the products p = l mod 16
 // in increasing p (one fused multiply-add each), then the 16 lanes are added
-// by sum_ps; B: one fused multiply-add per p, in increasing p.
+// by sum_ps; B: one fused multiply-add per p, in increasing p. Neither
+// depends on how many rows A has nor on whether A is stored transposed (a
+// row of C has the bits of that row of A alone), but the two orders differ:
+// B read transposed does not give the bits of B stored plainly.
 #include <algorithm>
 #include <vector>
 
