@@ -50,6 +50,7 @@ section=$(mktemp)
   echo "Machine: $(nproc) cores ($(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)), load average at start: $(cut -d' ' -f1-3 /proc/loadavg); shared with other builds."
   echo "C = A x op(B) through gemm_f32 (src/oxs/eval/fast/small_gemm.cc for m <= 4). \`memory\`: B cycled over ~160 MB of copies"
   echo "(streamed from memory on every call, as a model's classifier is); \`cache\`: one copy (from L3 when past the 4 MB L2)."
+  echo "\`read only\`: no product, the same bytes summed as 8 rows side by side: the read bandwidth to compare with."
   echo
   if [ -n "$BASE" ]; then
     echo "BASE: ${BASE_NAME:-\`$BASE\`}, run in turn with this build; its figures in the \`BASE\` columns."
@@ -60,16 +61,21 @@ section=$(mktemp)
     echo "| A | B | memory ms | memory GB/s | cache ms | cache GB/s |"
     echo "|---|---|---:|---:|---:|---:|"
   fi
-  for shape in "1 1280 960 1" "1 1000 1280 1" "1 1000 1280 0" "4 1000 1280 1" "4 1000 1280 0" "2 4096 1024 0"; do
+  for shape in "1 1280 960 read" "1 1280 960 1" "1 1000 1280 1" "1 1000 1280 0" "4 1000 1280 1" "4 1000 1280 0" "2 4096 1024 0"; do
     read -r m n k tb <<< "$shape"
     copies=$(( (160 * 1024 * 1024) / (n * k * 4) + 1 ))
     read -r mem_ms mem_gb base_mem_ms base_mem_gb <<< "$(best "$m" "$n" "$k" "$tb" "$copies")"
     read -r hot_ms hot_gb base_hot_ms base_hot_gb <<< "$(best "$m" "$n" "$k" "$tb" 1)"
-    if [ "$tb" = 1 ]; then b="[$n, $k]^T"; else b="[$k, $n]"; fi
+    a="[$m, $k]"
+    case $tb in
+      read) a="-"; b="[$n, $k] read only" ;;
+      1) b="[$n, $k]^T" ;;
+      *) b="[$k, $n]" ;;
+    esac
     if [ -n "$BASE" ]; then
-      echo "| [$m, $k] | $b | $mem_ms | $mem_gb | $base_mem_ms | $base_mem_gb | $hot_ms | $hot_gb | $base_hot_ms | $base_hot_gb |"
+      echo "| $a | $b | $mem_ms | $mem_gb | $base_mem_ms | $base_mem_gb | $hot_ms | $hot_gb | $base_hot_ms | $base_hot_gb |"
     else
-      echo "| [$m, $k] | $b | $mem_ms | $mem_gb | $hot_ms | $hot_gb |"
+      echo "| $a | $b | $mem_ms | $mem_gb | $hot_ms | $hot_gb |"
     fi
   done
   echo

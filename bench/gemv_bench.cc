@@ -6,10 +6,14 @@
 // copies = 1 keeps B hot in L2 when it fits.
 //   oxs_gemv_bench M N K TRANSB COPIES [REPEAT [THREADS]]
 //       prints "cpu_ms <per call> wall_ms <per call> gb_per_s <B bytes / time>"
+// TRANSB = read: no product, B's bytes only read (summed as 8 rows of K
+// side by side, one thread), the machine's read bandwidth for the same
+// bytes and copies, to compare the products with.
 // Each figure is the least of 15 rounds of REPEAT calls; GB/s is over the
 // process's CPU time with one thread (steadier on a shared machine), over
 // wall time with more.
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <ctime>
 #include <memory>
@@ -17,10 +21,26 @@
 #include <string>
 #include <vector>
 
+#include "oxs/eval/fast/vec_math.h"
 #include "oxs/eval/math/gemm.h"
 #include "oxs/eval/parallel/thread_pool.h"
 
 namespace {
+
+// Sum of b [rows, k] read as 8 rows side by side (rows a multiple of 8).
+OXS_AVX512 float read_rows(const float* b, int64_t rows, int64_t k) {
+  __m512 acc[8];
+  for (auto& v : acc) v = _mm512_setzero_ps();
+  for (int64_t r = 0; r + 8 <= rows; r += 8) {
+    for (int64_t p = 0; p + 16 <= k; p += 16) {
+      for (int u = 0; u < 8; ++u) {
+        acc[u] = _mm512_add_ps(acc[u], _mm512_loadu_ps(b + (r + u) * k + p));
+      }
+    }
+  }
+  for (int u = 1; u < 8; ++u) acc[0] = _mm512_add_ps(acc[0], acc[u]);
+  return oxs::eval::fast::sum_ps(acc[0]);
+}
 
 double seconds(clockid_t clock) {
   timespec ts{};
@@ -36,7 +56,8 @@ int main(int argc, char** argv) {
     return 2;
   }
   const int64_t m = std::stoll(argv[1]), n = std::stoll(argv[2]), k = std::stoll(argv[3]);
-  const bool tb = std::stoi(argv[4]) != 0;
+  const bool read_only = std::string(argv[4]) == "read";
+  const bool tb = !read_only && std::stoi(argv[4]) != 0;
   const int copies = std::max(1, std::stoi(argv[5]));
   const int repeat = argc > 6 ? std::max(1, std::stoi(argv[6])) : 200;
   const int threads = argc > 7 ? std::max(1, std::stoi(argv[7])) : 1;
@@ -57,12 +78,17 @@ int main(int argc, char** argv) {
     const double c0 = seconds(CLOCK_PROCESS_CPUTIME_ID), w0 = seconds(CLOCK_MONOTONIC);
     for (int r = 0; r < repeat; ++r) {
       const float* b = bs[size_t(r % copies)].data();
-      oxs::eval::gemm_f32(false, tb, m, n, k, 1.0f, a.data(), k, b, ldb, 0.0f, c.data(), n);
+      if (read_only) {
+        c[0] += read_rows(b, n, k);
+      } else {
+        oxs::eval::gemm_f32(false, tb, m, n, k, 1.0f, a.data(), k, b, ldb, 0.0f, c.data(), n);
+      }
     }
     cpu = std::min(cpu, (seconds(CLOCK_PROCESS_CPUTIME_ID) - c0) / repeat);
     wall = std::min(wall, (seconds(CLOCK_MONOTONIC) - w0) / repeat);
   }
   std::printf("cpu_ms %.4f wall_ms %.4f gb_per_s %.2f\n", cpu * 1e3, wall * 1e3,
               double(k * n) * 4 / (threads > 1 ? wall : cpu) * 1e-9);
+  if (!std::isfinite(c[0])) std::printf("(not finite)\n");  // keeps the sums alive
   return 0;
 }
