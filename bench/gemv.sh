@@ -28,7 +28,8 @@ BASE=${BASE:-}
 # best M N K TRANSB COPIES: "CPU_MS GB_PER_S" of this build [and of BASE],
 # the least time of REPS runs (BASE and this build in turn).
 best() {
-  local out base=""
+  local out base="" BASE=$BASE
+  [ "$4" != read ] || BASE=""  # the same for both builds (and new in this one)
   out=$(mktemp)
   [ -z "$BASE" ] || base=$(mktemp)
   for ((r = 0; r < REPS; ++r)); do
