@@ -8,21 +8,35 @@
 #
 # Compute time only, as CPU time (user+system of the process, /usr/bin/time):
 # each runtime runs the model in one process once (load, session creation,
-# one warm-up run) and in another process 1+REPEAT times; the difference
-# divided by REPEAT is the figure (load and warm-up cancel). The machine is
+# one warm-up run) and in another process 1+N times; the difference
+# divided by N is the figure (load and warm-up cancel). The machine is
 # shared with other builds, so CPU time is steadier than wall time; with
 # THREADS > 1 the wall time is reported as well (CPU time adds up threads).
 # Prints a markdown section with a per-op-type profile of oxs per model and
 # puts it into bench/RESULTS.md between the "real-models" markers
 # ("real-models-tN" for THREADS=N > 1).
 #   usage: bench/models.sh [BUILD_DIR]   (default: build)
-#   env:   REPEAT (default 5), REPS (default 2; the least time is kept),
+#   env:   REPEAT (default: per model, about 1-3 s of compute each, so that
+#          /usr/bin/time's 10 ms steps stay below 1%), REPS (default 2; the least time is kept),
 #          MODELS (default: all four), THREADS (default 1), OUT
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${1:-build}
 OXS=$BUILD/oxs
-REPEAT=${REPEAT:-5}
+REPEAT=${REPEAT:-}
+# repeat_of MODEL: the runs per measurement of MODEL.
+repeat_of() {
+  if [ -n "$REPEAT" ]; then
+    echo "$REPEAT"
+    return
+  fi
+  case $1 in
+    mobilenet_v3_large) echo 150 ;;
+    vit_b_16) echo 8 ;;
+    transformer_encoder24) echo 15 ;;
+    *) echo 30 ;;
+  esac
+}
 REPS=${REPS:-2}
 THREADS=${THREADS:-1}
 MODELS=${MODELS:-resnet50 mobilenet_v3_large vit_b_16 transformer_encoder24}
@@ -63,18 +77,19 @@ export OXS DIR OUT ORT THREADS
 # machine's speed drifts (shared caches, other guests), and measuring one
 # runtime's rounds before the other's would give the drift to one of them.
 measure() {
-  local ob=() of=() tb=() tf=() r
+  local ob=() of=() tb=() tf=() r n
+  n=$(repeat_of "$1")
   for ((r = 0; r < REPS; r++)); do
     ob+=("$(cpu_and_wall oxs_cmd "$1" 1)")
-    of+=("$(cpu_and_wall oxs_cmd "$1" $((REPEAT + 1)))")
+    of+=("$(cpu_and_wall oxs_cmd "$1" $((n + 1)))")
     tb+=("$(cpu_and_wall ort_cmd "$1" 0)")
-    tf+=("$(cpu_and_wall ort_cmd "$1" "$REPEAT")")
+    tf+=("$(cpu_and_wall ort_cmd "$1" "$n")")
   done
   per_run() {  # least of base and of full: CPU and wall ms of one run
     local base=$1 full=$2
     awk -v bc="$(printf '%s\n' "${!base}" | min_col 1)" -v fc="$(printf '%s\n' "${!full}" | min_col 1)" \
       -v bw="$(printf '%s\n' "${!base}" | min_col 2)" -v fw="$(printf '%s\n' "${!full}" | min_col 2)" \
-      -v n="$REPEAT" 'BEGIN{printf "%.1f %.1f", 1000 * (fc - bc) / n, 1000 * (fw - bw) / n}'
+      -v n="$n" 'BEGIN{printf "%.1f %.1f", 1000 * (fc - bc) / n, 1000 * (fw - bw) / n}'
   }
   echo "$(per_run 'ob[@]' 'of[@]') $(per_run 'tb[@]' 'tf[@]')"
 }
@@ -97,36 +112,36 @@ profiles=$(mktemp)
   echo "on float[1,3,224,224]; transformer_encoder24 is \`nn.TransformerEncoder\` with 24 layers (d_model 512, 8 heads,"
   echo "FFN 2048, GELU) on float[1,128,512]."
   echo
-  echo "Method: each runtime runs the model in one process once and in another 1+$REPEAT times"
+  echo "Method: each runtime runs the model in one process once and in another 1+N times, N in the table"
   echo "(\`oxs run MODEL -i input=X.npy --threads $THREADS --repeat N\`, \`node $ORT MODEL IN OUT N\`); the CPU time difference"
-  echo "over $REPEAT is one run, without process start, model load, session creation and the warm-up run."
+  echo "over N is one run, without process start, model load, session creation and the warm-up run."
   echo "Least of $REPS such measurements, the two runtimes alternating. \`rel. diff\` is max|oxs - ORT| / max|ORT| over the output."
   echo
   if [ "$THREADS" -gt 1 ]; then
-    echo "| model | oxs CPU ms/run | oxs wall ms/run | ORT CPU ms/run | ORT wall ms/run | oxs / ORT (wall) | rel. diff |"
-    echo "|---|---:|---:|---:|---:|---:|---:|"
+    echo "| model | N | oxs CPU ms/run | oxs wall ms/run | ORT CPU ms/run | ORT wall ms/run | oxs / ORT (wall) | rel. diff |"
+    echo "|---|---:|---:|---:|---:|---:|---:|---:|"
   else
-    echo "| model | oxs CPU ms/run | ORT CPU ms/run | oxs / ORT | within 1.5x | rel. diff |"
-    echo "|---|---:|---:|---:|---|---:|"
+    echo "| model | N | oxs CPU ms/run | ORT CPU ms/run | oxs / ORT | within 1.5x | rel. diff |"
+    echo "|---|---:|---:|---:|---:|---|---:|"
   fi
   for m in $MODELS; do
     read -r oc ow tc tw < <(measure "$m")
     diff=$(/usr/bin/python3 -c "import numpy as np; a = np.load('$OUT/${m}_oxs/output.npy'); b = np.load('$OUT/${m}_ort/0.npy'); print('%.2g' % (float(np.abs(a - b).max()) / float(np.abs(b).max())))")
     if [ "$THREADS" -gt 1 ]; then
-      printf '| %s | %s | %s | %s | %s | %.2f | %s |\n' "$m" "$oc" "$ow" "$tc" "$tw" \
+      printf '| %s | %s | %s | %s | %s | %s | %.2f | %s |\n' "$m" "$(repeat_of "$m")" "$oc" "$ow" "$tc" "$tw" \
         "$(awk "BEGIN{print $ow / $tw}")" "$diff"
     else
       ratio=$(awk "BEGIN{printf \"%.2f\", $oc / $tc}")
-      printf '| %s | %s | %s | %s | %s | %s |\n' "$m" "$oc" "$tc" "$ratio" \
+      printf '| %s | %s | %s | %s | %s | %s | %s |\n' "$m" "$(repeat_of "$m")" "$oc" "$tc" "$ratio" \
         "$(awk "BEGIN{print ($ratio <= 1.5) ? \"yes\" : \"no\"}")" "$diff"
     fi
     {
       echo
-      echo "**$m** (\`oxs run --profile --repeat $REPEAT --threads $THREADS\`; wall time per node of the main graph):"
+      echo "**$m** (\`oxs run --profile --repeat $(repeat_of "$m") --threads $THREADS\`; wall time per node of the main graph):"
       echo
       echo '```'
       "$OXS" run "$DIR/$m.onnx" -i input="$DIR/${m}_in/input.npy" -q --threads "$THREADS" \
-        --repeat "$REPEAT" --profile -o "$OUT/${m}_prof" | sed -n '/^profile:/,/slowest nodes/p' | sed '$d'
+        --repeat "$(repeat_of "$m")" --profile -o "$OUT/${m}_prof" | sed -n '/^profile:/,/slowest nodes/p' | sed '$d'
       echo '```'
     } >> "$profiles"
   done
