@@ -167,8 +167,12 @@ class Unit {
     {
       py::gil_scoped_release nogil;
       std::lock_guard<std::mutex> lock(mu_);
-      if (!session_) {
+      // A traced call runs every node on its own (no fused groups or
+      // chains), so that the trace records each node with its values.
+      std::unique_ptr<eval::Session>& session = trace ? traced_session_ : session_;
+      if (!session) {
         eval::SessionOptions so;
+        so.fuse = !trace;
         so.trace_enter = [this](const ir::Node& n, int) { stack_.push_back(&n); };
         so.trace = [this](const eval::TraceEvent& e) {
           if (!stack_.empty()) stack_.pop_back();
@@ -185,12 +189,12 @@ class Unit {
           }
           records_->push_back(std::move(r));
         };
-        session_ = std::make_unique<eval::Session>(*model_, std::move(so));
+        session = std::make_unique<eval::Session>(*model_, std::move(so));
       }
       stack_.clear();
       records_ = trace ? &records : nullptr;
       try {
-        out = session_->run_function(f, in, at);
+        out = session->run_function(f, in, at);
       } catch (const Error& e) {
         records_ = nullptr;
         std::string msg = e.message();
@@ -243,7 +247,8 @@ class Unit {
   std::vector<script::Diagnostic> diagnostics_;
   ModelPtr model_;
   std::mutex mu_;
-  std::unique_ptr<eval::Session> session_;
+  std::unique_ptr<eval::Session> session_;         // fused groups and chains
+  std::unique_ptr<eval::Session> traced_session_;  // every node on its own
   std::vector<const ir::Node*> stack_;
   std::vector<TraceRecord>* records_ = nullptr;
   std::map<std::string, std::map<std::string, ir::AttrType>> attr_types_;  // under the GIL
