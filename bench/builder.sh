@@ -12,10 +12,11 @@ cd "$(dirname "$0")/.."
 BUILD=${1:-build}
 BIN=$BUILD/bench/oxs_builder_bench
 REPS=${REPS:-3}
-OUT=${OUT:-/tmp/oxs_builder_bench}
+# shellcheck source=bench/scratch.sh
+. bench/scratch.sh  # (the working folder is the repository root)
+scratch_dir oxs_builder_bench
 RESULTS=bench/RESULTS.md
 [ -x "$BIN" ] || { echo "build $BIN first: cmake --build $BUILD --target oxs_builder_bench" >&2; exit 1; }
-rm -rf "$OUT" && mkdir -p "$OUT"
 
 field() { sed -n "s/.*$1=\([0-9.]*\).*/\1/p"; }
 

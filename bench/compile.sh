@@ -17,11 +17,12 @@ BIN=$BUILD/bench/oxs_compile_bench
 OXS=$BUILD/oxs
 PY=/usr/bin/python3
 REPS=${REPS:-5}
-OUT=${OUT:-/tmp/oxs_compile_bench}
+# shellcheck source=bench/scratch.sh
+. bench/scratch.sh  # (the working folder is the repository root)
+scratch_dir oxs_compile_bench
 RESULTS=bench/RESULTS.md
 [ -x "$BIN" ] || { echo "build $BIN first: cmake --build $BUILD --target oxs_compile_bench" >&2; exit 1; }
 [ -x "$OXS" ] || { echo "build $OXS first: cmake --build $BUILD --target oxs" >&2; exit 1; }
-rm -rf "$OUT" && mkdir -p "$OUT"
 
 field() { sed -n "s/.*$1=\([0-9.]*\).*/\1/p"; }
 

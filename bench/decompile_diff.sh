@@ -13,12 +13,13 @@ BUILD=${1:-build}
 BIN=$BUILD/bench/oxs_decompile_diff_bench
 OXS=$BUILD/oxs
 PY=/usr/bin/python3
-OUT=${OUT:-/tmp/oxs_decompile_diff_bench}
+# shellcheck source=bench/scratch.sh
+. bench/scratch.sh  # (the working folder is the repository root)
+scratch_dir oxs_decompile_diff_bench
 [ -x "$BIN" ] && [ -x "$OXS" ] || {
   echo "build first: cmake --build $BUILD --target oxs oxs_decompile_diff_bench" >&2
   exit 1
 }
-rm -rf "$OUT" && mkdir -p "$OUT"
 field() { sed -n "s/.*$1=\([0-9.]*\).*/\1/p"; }
 
 section=$(mktemp)

@@ -13,13 +13,14 @@ BUILD=${1:-build}
 BIN=$BUILD/bench/oxs_eval_bench
 REPEAT=${REPEAT:-20}
 REPS=${REPS:-3}
-OUT=${OUT:-/tmp/oxs_eval_bench}
+# shellcheck source=bench/scratch.sh
+. bench/scratch.sh  # (the working folder is the repository root)
+scratch_dir oxs_eval_bench
 RESULTS=bench/RESULTS.md
 ORT=tests/eval/ort/run_ort.js
 [ -x "$BIN" ] || { echo "build $BIN first: cmake --build $BUILD --target oxs_eval_bench" >&2; exit 1; }
 [ -d tests/eval/ort/node_modules/onnxruntime-node ] || { echo "onnxruntime-node missing: run scripts/install-deps" >&2; exit 1; }
 export OPENBLAS_NUM_THREADS=1
-rm -rf "$OUT" && mkdir -p "$OUT"
 "$BIN" gen "$OUT"
 
 best() { sort -g | head -1; }

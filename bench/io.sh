@@ -13,10 +13,11 @@ BUILD=${1:-build}
 BIN=$BUILD/bench/oxs_io_bench
 PY=/usr/bin/python3
 REPS=${REPS:-3}
-OUT=${OUT:-/tmp/oxs_io_bench}
+# shellcheck source=bench/scratch.sh
+. bench/scratch.sh  # (the working folder is the repository root)
+scratch_dir oxs_io_bench
 RESULTS=bench/RESULTS.md
 [ -x "$BIN" ] || { echo "build $BIN first: cmake --build $BUILD --target oxs_io_bench" >&2; exit 1; }
-rm -rf "$OUT" && mkdir -p "$OUT"
 
 field() { sed -n "s/.*$1=\([0-9.]*\).*/\1/p"; }  # value of key=... in a line
 best() { sort -g | head -1; }                       # minimum of numbers on stdin

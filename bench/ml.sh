@@ -14,12 +14,13 @@ BUILD=${1:-build}
 BIN=$BUILD/bench/oxs_ml_bench
 REPEAT=${REPEAT:-20}
 REPS=${REPS:-3}
-OUT=${OUT:-/tmp/oxs_ml_bench}
+# shellcheck source=bench/scratch.sh
+. bench/scratch.sh  # (the working folder is the repository root)
+scratch_dir oxs_ml_bench
 RESULTS=bench/RESULTS.md
 ORT=tests/eval/ort/run_ort.js
 [ -x "$BIN" ] || { echo "build $BIN first: cmake --build $BUILD --target oxs_ml_bench" >&2; exit 1; }
 [ -d tests/eval/ort/node_modules/onnxruntime-node ] || { echo "onnxruntime-node missing: run scripts/install-deps" >&2; exit 1; }
-rm -rf "$OUT" && mkdir -p "$OUT"
 "$BIN" gen "$OUT"
 
 best() { sort -g | head -1; }

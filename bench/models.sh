@@ -27,7 +27,9 @@ REPS=${REPS:-2}
 THREADS=${THREADS:-1}
 MODELS=${MODELS:-resnet50 mobilenet_v3_large vit_b_16 transformer_encoder24}
 DIR=$BUILD/bench-models
-OUT=${OUT:-/tmp/oxs_models_bench}
+# shellcheck source=bench/scratch.sh
+. bench/scratch.sh  # (the working folder is the repository root)
+scratch_dir oxs_models_bench
 RESULTS=bench/RESULTS.md
 ORT=tests/eval/ort/run_ort.js
 [ -x "$OXS" ] || { echo "build $OXS first: cmake --build $BUILD --target oxs" >&2; exit 1; }
@@ -36,7 +38,6 @@ ORT=tests/eval/ort/run_ort.js
 # shellcheck disable=SC2086
 /usr/bin/python3 -W ignore bench/models_gen.py "$DIR" $MODELS > /dev/null
 export OPENBLAS_NUM_THREADS=$THREADS ORT_THREADS=$THREADS
-rm -rf "$OUT" && mkdir -p "$OUT"
 
 # cpu_and_wall FUNCTION ARGS...: prints "CPU_SECONDS WALL_SECONDS" of the
 # function (run in a child bash, so /usr/bin/time sees all its processes).

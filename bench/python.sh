@@ -10,10 +10,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${1:-build}
 PY=/usr/bin/python3
-OUT=${OUT:-/tmp/oxs_python_bench}
+# shellcheck source=bench/scratch.sh
+. bench/scratch.sh  # (the working folder is the repository root)
+scratch_dir oxs_python_bench
 RESULTS=bench/RESULTS.md
 [ -f "$BUILD/python/oxs/__init__.py" ] || { echo "build the package first: cmake --build $BUILD --target oxs_python" >&2; exit 1; }
-rm -rf "$OUT" && mkdir -p "$OUT"
 export PYTHONPATH="$BUILD/python" PYTHONDONTWRITEBYTECODE=1
 
 field() { sed -n "s/.*$1=\([0-9.]*\).*/\1/p"; }

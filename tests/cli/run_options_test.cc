@@ -127,9 +127,10 @@ TEST(CliRunOptions, ProfileListsOpTypesAndNodes) {
   EXPECT_NEAR(sum, 100.0, 1e-6);
 }
 
-// x -> Conv (3x3, pads 1) -> Relu -> y: the evaluator runs the two as one
-// fused node, and the profile names the group after both op types.
-std::string conv_relu_model(const TempDir& dir) {
+// x -> Conv (3x3, pads 1) -> `act` (Relu or HardSwish) -> y: the evaluator
+// runs the two as one fused node, and the profile names the group after both
+// op types.
+std::string conv_relu_model(const TempDir& dir, const std::string& act = "Relu") {
   ir::Model m;
   m.ir_version = 8;
   m.opset_imports = {{"", 17}};
@@ -151,12 +152,12 @@ std::string conv_relu_model(const TempDir& dir) {
   conv->set_name("conv");
   conv->set_attr(ir::Attr::of_ints("pads", {1, 1, 1, 1}));
   ir::Value* relu_in[] = {conv->output(0)};
-  ir::Node* relu = g.create_node("Relu", relu_in);
+  ir::Node* relu = g.create_node(act, relu_in);
   relu->set_name("relu");
   relu->output(0)->set_name("y");
   relu->output(0)->set_type(f32({1, 4, 8, 8}));
   g.add_output(relu->output(0));
-  const std::string path = dir.file("conv_relu.onnx");
+  const std::string path = dir.file("conv_" + act + ".onnx");
   onnx::save(m, path);
   return path;
 }
@@ -181,6 +182,19 @@ TEST(CliRunOptions, ProfileNamesAFusedConvGroupAfterItsOps) {
   p = Json::parse(r.out)["profile"];
   EXPECT_EQ(p["per_node"].size(), 2u) << p.dump();
   EXPECT_TRUE(std::filesystem::exists(dir.file("values/y.npy")));
+}
+
+TEST(CliRunOptions, ProfileNamesAFusedConvHardSwishGroupAfterItsOps) {
+  TempDir dir;
+  const std::string model = conv_relu_model(dir, "HardSwish");
+  RunResult r = run_oxs({"run", model, "--random", "--profile"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(std::regex_search(r.out, std::regex("\n    Conv\\+HardSwish +1 node "))) << r.out;
+  r = run_oxs({"run", model, "--random", "--profile", "--json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  Json p = Json::parse(r.out)["profile"];
+  ASSERT_EQ(p["per_node"].size(), 1u) << p.dump();
+  EXPECT_EQ(p["per_node"][0]["op_type"], "Conv+HardSwish");
 }
 
 TEST(CliRunOptions, RepeatReportsTimingPerRun) {

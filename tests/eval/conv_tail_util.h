@@ -12,11 +12,11 @@
 
 namespace oxs::eval::conv_test {
 
-// Standard normal values from `seed`.
-inline Tensor random_tensor(Dims dims, unsigned seed) {
+// Normal values (mean 0, standard deviation `sd`) from `seed`.
+inline Tensor random_tensor(Dims dims, unsigned seed, float sd = 1) {
   Tensor t(DataType::Float, std::move(dims));
   std::mt19937 rng(seed);
-  std::normal_distribution<float> d(0, 1);
+  std::normal_distribution<float> d(0, sd);
   for (int64_t i = 0; i < t.numel(); ++i) t.mutable_data<float>()[i] = d(rng);
   return t;
 }

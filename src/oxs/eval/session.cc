@@ -1,6 +1,7 @@
 #include "oxs/eval/session.h"
 
 #include "oxs/eval/conv/conv_fusion.h"
+#include "oxs/eval/fast/elementwise_chain.h"
 #include "oxs/eval/function_ops.h"
 #include "oxs/eval/parallel/thread_pool.h"
 #include "oxs/eval/validate/model_check.h"
@@ -45,6 +46,9 @@ struct Plan {
   // fused[k]: the fused group order[k] (its last member) runs, or null.
   std::vector<const conv_fusion::Group*> fused;
   std::vector<conv_fusion::Group> groups;
+  // chain[k]: the elementwise chain order[k] (its last node) runs, or null.
+  std::vector<const elementwise_chain::Chain*> chain;
+  std::vector<elementwise_chain::Chain> chains;
   // release_after[k]: values of this graph to drop after order[k] ran.
   std::vector<std::vector<const ir::Value*>> release_after;
   // reusable[k] bit i: input i of order[k] may lend its buffer to an output
@@ -97,26 +101,53 @@ Plan make_plan(const ir::Graph& g, bool fuse, bool fold_transposes) {
   Plan p;
   std::vector<const ir::Node*> topo;
   for (ir::Node* n : ir::topological_order(g)) topo.push_back(n);
-  if (fuse) p.groups = conv_fusion::find_groups(g, topo);
-  // A group runs at the place of its last member (its inputs exist by then).
-  std::unordered_map<const ir::Node*, const conv_fusion::Group*> at_last;
+  if (fuse) {
+    p.groups = conv_fusion::find_groups(g, topo);
+    std::unordered_set<const ir::Node*> taken;
+    for (const conv_fusion::Group& grp : p.groups) {
+      for (const ir::Node* m : {grp.conv, grp.add, grp.act()}) {
+        if (m) taken.insert(m);
+      }
+    }
+    p.chains = elementwise_chain::find_chains(g, topo, taken);
+  }
+  // A group or chain runs at the place of its last member (its inputs exist
+  // by then); its other members are left out of the order.
+  std::unordered_set<const ir::Node*> absorbed;
+  std::unordered_map<const ir::Node*, const conv_fusion::Group*> group_at;
+  std::unordered_map<const ir::Node*, const elementwise_chain::Chain*> chain_at;
   for (const conv_fusion::Group& grp : p.groups) {
     for (const ir::Node* m : {grp.conv, grp.add}) {
-      if (m && m != grp.last()) at_last.emplace(m, nullptr);
+      if (m && m != grp.last()) absorbed.insert(m);
     }
-    at_last[grp.last()] = &grp;
+    group_at[grp.last()] = &grp;
+  }
+  for (const elementwise_chain::Chain& c : p.chains) {
+    for (const elementwise_chain::Step& s : c.steps) {
+      if (s.node != c.last()) absorbed.insert(s.node);
+    }
+    chain_at[c.last()] = &c;
   }
   for (const ir::Node* n : topo) {
-    auto it = at_last.find(n);
-    if (it != at_last.end() && !it->second) continue;  // runs with its group
+    if (absorbed.count(n)) continue;  // runs with its group or chain
     p.order.push_back(n);
-    p.fused.push_back(it != at_last.end() ? it->second : nullptr);
+    auto gi = group_at.find(n);
+    p.fused.push_back(gi != group_at.end() ? gi->second : nullptr);
+    auto ci = chain_at.find(n);
+    p.chain.push_back(ci != chain_at.end() ? ci->second : nullptr);
   }
   std::unordered_map<const ir::Value*, size_t> last_use;
   for (size_t k = 0; k < p.order.size(); ++k) {
     const conv_fusion::Group* grp = p.fused[k];
-    for (const ir::Node* n :
-         {grp ? grp->conv : p.order[k], grp ? grp->add : nullptr, grp ? grp->relu : nullptr}) {
+    std::vector<const ir::Node*> members;
+    if (grp) {
+      members = {grp->conv, grp->add, grp->act()};
+    } else if (p.chain[k]) {
+      for (const elementwise_chain::Step& s : p.chain[k]->steps) members.push_back(s.node);
+    } else {
+      members = {p.order[k]};
+    }
+    for (const ir::Node* n : members) {
       if (!n) continue;
       for (size_t i = 0; i < n->num_outputs(); ++i) {
         if (const ir::Value* v = n->output(i)) last_use.emplace(v, k);  // dead until read
@@ -148,7 +179,7 @@ Plan make_plan(const ir::Graph& g, bool fuse, bool fold_transposes) {
   for (size_t k = 0; k < p.order.size(); ++k) {
     const ir::Node* n = p.order[k];
     // A fused group runs its Conv, which writes a fresh output.
-    if (!n->subgraphs().empty() || p.fused[k]) continue;
+    if (!n->subgraphs().empty() || p.fused[k] || p.chain[k]) continue;
     for (size_t i = 0; i < n->num_inputs() && i < 64; ++i) {
       const ir::Value* v = n->input(i);
       if (!v || !computed.count(v) || outputs.count(v) || last_use[v] != k) continue;
@@ -162,7 +193,9 @@ Plan make_plan(const ir::Graph& g, bool fuse, bool fold_transposes) {
     std::unordered_set<const ir::Node*> heads;
     for (const conv_fusion::Group& grp : p.groups) heads.insert(grp.conv);
     for (size_t k = 0; k < p.order.size(); ++k) {
-      if (!p.fused[k]) p.fold[k] = transpose_into_matmul(*p.order[k], outputs, heads);
+      if (!p.fused[k] && !p.chain[k]) {
+        p.fold[k] = transpose_into_matmul(*p.order[k], outputs, heads);
+      }
     }
   }
   return p;
@@ -202,9 +235,9 @@ class Session::Executor {
       functions_[normalize_domain(f->domain) + '\0' + f->name] = f.get();
     }
     // Fused groups stand for the builtin kernels: not when the model
-    // defines its own Conv, Add or Relu.
+    // defines its own Conv, MatMul, Add, Relu or HardSwish.
     fuse_ = options.fuse;
-    for (const char* op : {"Conv", "Add", "Relu"}) {
+    for (const char* op : {"Conv", "MatMul", "Add", "Relu", "HardSwish"}) {
       if (functions_.count(std::string(1, '\0') + op)) fuse_ = false;
     }
   }
@@ -240,6 +273,8 @@ class Session::Executor {
       const ir::Node& n = *p.order[k];
       if (p.fused[k]) {
         run_fused(*p.fused[k], f);
+      } else if (p.chain[k]) {
+        run_chain(*p.chain[k], f);
       } else if (p.fold[k] && fold_input(n, p.fold[k]->size(), f)) {
         folded.emplace_back(n.output(0), p.fold[k]);
       } else {
@@ -404,11 +439,12 @@ class Session::Executor {
   }
 
   // A fused group (conv_fusion.h): the Conv with its tail; when the kernel
-  // did not apply the tail, the Add and Relu nodes run as usual.
+  // did not apply the tail, the Add and Relu/HardSwish nodes run as usual.
   void run_fused(const conv_fusion::Group& grp, Frame& f) {
     FusedTail tail;
     tail.relu = grp.relu != nullptr;
-    for (const ir::Node* m : {grp.add, grp.relu}) {
+    tail.hard_swish = grp.hard_swish != nullptr;
+    for (const ir::Node* m : {grp.add, grp.act()}) {
       if (m) tail.members[tail.num_members++] = m;
     }
     if (grp.add) {
@@ -428,14 +464,51 @@ class Session::Executor {
       f.values.insert_or_assign(grp.last()->output(0), std::move(v));
       return;
     }
-    for (const ir::Node* m : {grp.add, grp.relu}) {
+    for (const ir::Node* m : {grp.add, grp.act()}) {
       if (m) run_node(*m, f);
     }
   }
 
+  // An elementwise chain (fast/elementwise_chain.h) as one pass; when it
+  // does not apply (types, shapes, an op without a kernel at the model's
+  // opset), its nodes run one by one, and report what is wrong.
+  void run_chain(const elementwise_chain::Chain& c, Frame& f) {
+    const Value* x = f.find(c.input());
+    std::vector<const Tensor*> others;
+    bool ok = x && x->is_tensor();
+    for (const elementwise_chain::Step& s : c.steps) {
+      const ir::Node& n = *s.node;
+      ok = ok && registry_.find(normalize_domain(n.domain()), n.op_type(), opset_of(n, f));
+      if (!ok) break;
+      const Value* o = s.unary ? nullptr : f.find(n.input(1 - s.chain_input));
+      ok = s.unary || (o && o->is_tensor());
+      others.push_back(ok && o ? &o->tensor() : nullptr);
+    }
+    const ir::Node& head = *c.steps[0].node;
+    if (!ok || !elementwise_chain::applies(c, x->tensor(), others)) {
+      for (const elementwise_chain::Step& s : c.steps) run_node(*s.node, f);
+      return;
+    }
+    if (options_.trace_enter && (f.depth == 0 || options_.trace_nested)) {
+      options_.trace_enter(head, f.depth);
+    }
+    Tensor out;
+    elementwise_chain::run(c, x->tensor(), others, out);
+    Value result(std::move(out));
+    if (options_.trace && (f.depth == 0 || options_.trace_nested)) {
+      std::vector<const Value*> inputs;
+      for (size_t i = 0; i < head.num_inputs(); ++i) inputs.push_back(f.find(head.input(i)));
+      std::vector<const ir::Node*> rest;
+      for (size_t i = 1; i < c.steps.size(); ++i) rest.push_back(c.steps[i].node);
+      options_.trace(TraceEvent{head, inputs, std::span<const Value>(&result, 1), f.depth,
+                                opset_of(head, f), rest});
+    }
+    f.values.insert_or_assign(c.last()->output(0), std::move(result));
+  }
+
   // `reusable`: the plan's reusable inputs of `n` (Plan::reusable).
   // `perms`: per input, the perm of a folded Transpose that computes it
-  // (empty: none). `tail`: the Add/Relu of a fused group when `n` is its Conv.
+  // (empty: none). `tail`: the Add/Relu/HardSwish of a fused group when `n` is its Conv.
   void run_node(const ir::Node& n, Frame& f, uint64_t reusable = 0,
                 std::span<const std::vector<int64_t>* const> perms = {},
                 FusedTail* tail = nullptr) {

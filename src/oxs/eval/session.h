@@ -75,10 +75,10 @@ struct SessionOptions {
   // Results do not depend on it for the kernels that split work (each output
   // element is computed whole by one thread, in the single-thread order).
   int threads = 0;
-  // Run Conv -> Relu and Conv -> Add -> Relu chains as one node
-  // (conv/conv_fusion.h; same results). Trace hooks then see the group as
-  // its Conv node with the last member's outputs, and never see the Add and
-  // Relu nodes: turn it off to trace or capture every node.
+  // Run Conv -> Relu, Conv -> Add -> Relu and likewise HardSwish chains as
+  // one node (conv/conv_fusion.h; same results). Trace hooks then see the
+  // group as its Conv node with the last member's outputs, and never see the
+  // Add and Relu/HardSwish nodes: turn it off to trace or capture every node.
   bool fuse = true;
   // Memory plan: an elementwise kernel may write its output into the buffer
   // of an input whose value dies at that node (see session.cc's Plan); off

@@ -171,12 +171,12 @@ struct TileArgs {
 // kk of ap[kk][i] * xs[base + koff[kk]] (the order of sgemm_avx512.cc's
 // micro_kernel), then stored as it does: row_bias + acc on the first block
 // (`overwrite`; acc alone without a bias), C + acc after; on the last block
-// + the residual and Relu.
+// + the residual and the activation `act`.
 template <int NS>
 __attribute__((target("avx512f"))) void tile_kernel(int64_t kc, const float* ap,
                                                     const int32_t* koff, const TileArgs& t,
                                                     int64_t ldc, int64_t rows, bool overwrite,
-                                                    const float* row_bias, bool relu) {
+                                                    const float* row_bias, fast::TailAct act) {
   __m512 acc[MR][NS];
   for (int64_t i = 0; i < MR; ++i) {
     for (int h = 0; h < NS; ++h) acc[i][h] = _mm512_setzero_ps();
@@ -193,7 +193,6 @@ __attribute__((target("avx512f"))) void tile_kernel(int64_t kc, const float* ap,
       for (int h = 0; h < NS; ++h) acc[i][h] = _mm512_fmadd_ps(av, b[h], acc[i][h]);
     }
   }
-  const __m512 zero = _mm512_setzero_ps();
   for (int64_t i = 0; i < MR; ++i) {
     if (i >= rows) break;
     for (int h = 0; h < NS; ++h) {
@@ -206,8 +205,7 @@ __attribute__((target("avx512f"))) void tile_kernel(int64_t kc, const float* ap,
         v = _mm512_add_ps(_mm512_maskz_loadu_ps(m, ci), v);
       }
       if (t.res[h]) v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(m, t.res[h] + i * ldc));
-      // max(v, 0): 0 for NaN and -0, as Relu's `v > 0 ? v : 0`.
-      if (relu) v = _mm512_mask_max_ps(zero, 0xFFFF, v, zero);
+      if (act != fast::TailAct::None) v = fast::tail_act(v, act);
       _mm512_mask_storeu_ps(ci, m, v);
     }
   }
@@ -303,7 +301,7 @@ void conv_direct_avx512(const float* x, int64_t cg, const Geom3& g, const Packed
   const int64_t tiles = int64_t(tile_start.size()) - 1;
   const float* ad = a.data.get();
   const float* residual = ep ? ep->residual : nullptr;
-  const bool relu = ep && ep->relu;
+  const fast::TailAct act = ep ? ep->act() : fast::TailAct::None;
   const int32_t* kt = koff.data();
   const Segment* sg = segs.data();
   const int64_t* ts0 = tile_start.data();
@@ -335,7 +333,8 @@ void conv_direct_avx512(const float* x, int64_t cg, const Geom3& g, const Packed
               ta.mask[h] = ts[h].mask;
             }
             kernels[ns - 1](kc, ad + pc * m_pad + ir * kc, kt + pc, ta, P, std::min(MR, m - ir),
-                            overwrite, bias ? bias + ir : nullptr, last && relu);
+                            overwrite, bias ? bias + ir : nullptr,
+                            last ? act : fast::TailAct::None);
           }
         }
       }

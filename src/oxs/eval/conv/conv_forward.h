@@ -20,9 +20,9 @@
 //     checks in the interior;
 //   - rank > 3: a generic im2col over the whole output (a checked Tensor).
 // The bias is written into Y first and the GEMM accumulates onto it
-// (beta = 1), which saves a separate pass over Y. A fused Add/Relu
-// (conv_fusion.h) is applied by the packed GEMMs as they store, by a pass
-// over each batch's Y on the other paths.
+// (beta = 1), which saves a separate pass over Y. A fused Add and Relu or
+// HardSwish (conv_fusion.h) is applied by the packed GEMMs as they store, by
+// a pass over each batch's Y on the other paths.
 #pragma once
 
 #include <algorithm>
@@ -201,10 +201,10 @@ void im2col_generic(const T* x, int64_t channels, const Window& w, T* col) {
 
 // depthwise() for one float plane with AVX-512 (fast/depthwise.cc), the
 // same sums in the same order, then + res (y's plane of a fused residual, or
-// null) and Relu when `relu`; false when it does not apply (decided by the
-// geometry alone, so the same for every plane).
+// null) and Relu when `relu` or HardSwish when `hard_swish`; false when it
+// does not apply (decided by the geometry alone, so the same for every plane).
 bool depthwise_avx512(const float* xc, const float* wj, const Geom3& g, float* y,
-                      const float* res = nullptr, bool relu = false);
+                      const float* res = nullptr, bool relu = false, bool hard_swish = false);
 
 // Depthwise conv with one output per input channel (fast/depthwise_channels.cc):
 // y [c, out...] = conv(x [c, in...], w [c, 1, kernel...]) + bias (c values,
@@ -312,13 +312,12 @@ inline constexpr int64_t kColBandBytes = int64_t(1) << 20;
 // W packed once per group (fast/packed_weights.h), or null.
 using PackedGroups = std::vector<std::shared_ptr<const PackedA>>;
 
-// Y += residual (laid out as Y), then Relu when asked, over `count` values.
+// Y += residual (laid out as Y), then the activation, over `count` values.
 inline void apply_epilogue(float* y, int64_t count, const GemmEpilogue& ep) {
   for (int64_t i = 0; i < count; ++i) {
     float v = y[i];
     if (ep.residual) v += ep.residual[i];
-    if (ep.relu) v = v > 0 ? v : 0.0f;
-    y[i] = v;
+    y[i] = fast::tail_act(v, ep.act());
   }
 }
 
@@ -413,7 +412,8 @@ void conv_forward(const T* x, const T* w, const T* bias, T* y, int64_t n, int64_
             const T* xc = xb + (j / mg) * in_n;
             if constexpr (std::is_same_v<T, float>) {
               const GemmEpilogue e = epilogue_at(b * m * P + j * P);
-              if (depthwise_avx512(xc, w + j * K, g3, yb + j * P, e.residual, e.relu)) {
+              if (depthwise_avx512(xc, w + j * K, g3, yb + j * P, e.residual, e.relu,
+                                   e.hard_swish)) {
                 tail_done = true;  // (every plane alike: the same geometry)
                 continue;
               }

@@ -1,4 +1,4 @@
-// Finding Conv/MatMul -> [Add ->] Relu groups (conv_fusion.h).
+// Finding Conv/MatMul -> [Add ->] Relu/HardSwish groups (conv_fusion.h).
 #include "oxs/eval/conv/conv_fusion.h"
 
 #include <unordered_map>
@@ -25,6 +25,18 @@ bool is_head(const ir::Node& n) {
   if (n.op_type() != "MatMul" || n.num_inputs() != 2 || !n.input(1)) return false;
   const ir::Value* w = n.input(1);
   return w->is_initializer() && w->const_value() && w->const_value()->dims().size() == 2;
+}
+
+// Makes `n` the group's activation when it is a Relu or HardSwish.
+bool set_act(Group& grp, const ir::Node* n) {
+  if (is_core(*n, "Relu", 1)) {
+    grp.relu = n;
+  } else if (is_core(*n, "HardSwish", 1)) {
+    grp.hard_swish = n;
+  } else {
+    return false;
+  }
+  return true;
 }
 
 }  // namespace
@@ -68,13 +80,11 @@ std::vector<Group> find_groups(const ir::Graph& g, const std::vector<const ir::N
       grp.add = next;
       grp.residual_input = next->input(0) == y ? 1 : 0;
       const ir::Node* after = sole_reader(next->output(0));
-      if (after && !taken.count(after) && is_core(*after, "Relu", 1)) grp.relu = after;
-    } else if (is_core(*next, "Relu", 1)) {
-      grp.relu = next;
-    } else {
+      if (after && !taken.count(after)) set_act(grp, after);
+    } else if (!set_act(grp, next)) {
       continue;
     }
-    for (const ir::Node* m : {grp.conv, grp.add, grp.relu}) {
+    for (const ir::Node* m : {grp.conv, grp.add, grp.act()}) {
       if (m) taken.insert(m);
     }
     groups.push_back(grp);

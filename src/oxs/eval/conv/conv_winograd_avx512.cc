@@ -281,16 +281,16 @@ __attribute__((target("avx512f"))) void product_tile(int64_t cg, const float* up
 }
 
 // Y's tiles of the run, output channels [0, m), from the products
-// mm[xi][i][col + q]: A^T M A + bias, + residual, Relu; masked to the
+// mm[xi][i][col + q]: A^T M A + bias, + residual, the activation; masked to the
 // output's extent.
 __attribute__((target("avx512f"))) void output_transform(const float* mm, const Plan& p,
                                                          const Geom3& g, int64_t m,
                                                          const float* bias, const float* residual,
-                                                         bool relu, const Run& run, float* y) {
+                                                         fast::TailAct act, const Run& run,
+                                                         float* y) {
   const __m512i lo_idx = _mm512_set_epi32(23, 7, 22, 6, 21, 5, 20, 4, 19, 3, 18, 2, 17, 1, 16, 0);
   const __m512i hi_idx =
       _mm512_set_epi32(31, 15, 30, 14, 29, 13, 28, 12, 27, 11, 26, 10, 25, 9, 24, 8);
-  const __m512 zero = _mm512_setzero_ps();
   const int64_t OH = g.out[1], OW = g.out[2], P = OH * OW, ty = run.ty, tx = run.tx;
   // The interleaved halves: lanes 0-7 of the tiles (lo) go to output
   // columns 2tx.. of row 2ty + r; lanes 8-15 (hi) to the next 16 columns,
@@ -341,10 +341,9 @@ __attribute__((target("avx512f"))) void output_transform(const float* mm, const 
         lo = _mm512_add_ps(lo, _mm512_maskz_loadu_ps(lo_mask[r], residual + lo_at));
         hi = _mm512_add_ps(hi, _mm512_maskz_loadu_ps(hi_mask[r], residual + hi_at));
       }
-      // max(v, 0): 0 for NaN and -0, as Relu's `v > 0 ? v : 0`.
-      if (relu) {
-        lo = _mm512_mask_max_ps(zero, 0xFFFF, lo, zero);
-        hi = _mm512_mask_max_ps(zero, 0xFFFF, hi, zero);
+      if (act != fast::TailAct::None) {
+        lo = fast::tail_act(lo, act);
+        hi = fast::tail_act(hi, act);
       }
       _mm512_mask_storeu_ps(y + lo_at, lo_mask[r], lo);
       _mm512_mask_storeu_ps(y + hi_at, hi_mask[r], hi);
@@ -415,7 +414,7 @@ bool conv_winograd_avx512(const float* x, const float* w, int64_t cg, int64_t m,
                [&](int64_t c0, int64_t c1) { fill_padded(x, g, p, c0, c1, xp); });
   const float* u = wu->u.get();
   const float* residual = ep ? ep->residual : nullptr;
-  const bool relu = ep && ep->relu;
+  const fast::TailAct act = ep ? ep->act() : fast::TailAct::None;
   const int64_t blocks = (p.tiles + p.block - 1) / p.block, panels = p.m_pad / MR;
   const size_t vn = size_t(16 * cg * p.ldv), mn = size_t(16 * p.m_pad * p.ldv);
   constexpr decltype(&product_tile<1>) kernels[3] = {product_tile<1>, product_tile<2>,
@@ -442,7 +441,7 @@ bool conv_winograd_avx512(const float* x, const float* w, int64_t cg, int64_t m,
             }
           }
           for_each_run(p, t0, t1, [&](const Run& run) {
-            output_transform(mm, p, g, m, bias, residual, relu, run, y);
+            output_transform(mm, p, g, m, bias, residual, act, run, y);
           });
         }
       });

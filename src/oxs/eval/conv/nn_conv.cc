@@ -164,6 +164,7 @@ Tensor conv(KernelContext& ctx, const Tensor& x, const Tensor& wt, const Tensor*
     if (with_tail) {
       ep.residual = r ? r->tensor().data<float>() : nullptr;
       ep.relu = tail->relu;
+      ep.hard_swish = tail->hard_swish;
     }
   }
   dispatch_arith(x.dtype(), [&](auto tag) {

@@ -55,12 +55,12 @@ OXS_AVX512 inline __m512 load_taps(const float* xrow, int64_t ix0, __mmask16 in,
 }
 
 // y (holding the bias) += the taps, then + res (laid out as y; or null) and
-// Relu when asked, as the tail of a fused Conv (conv_fusion.h). Four output
+// the activation `act`, as the tail of a fused Conv (conv_fusion.h). Four output
 // rows at a time, so four independent sums hide the add latency; each
 // output still takes its taps in the reference's order.
 template <int SX>
 OXS_AVX512 void plane(const float* xc, const float* wj, const Geom3& g, float* y, const float* res,
-                      bool relu, const __mmask16* masks) {
+                      fast::TailAct act, const __mmask16* masks) {
   constexpr int64_t R = 4;
   const int64_t OW = g.out[2], OH = g.out[1], sx = g.s[2], KX = g.k[2];
   const __m512i lanes = _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
@@ -105,7 +105,7 @@ OXS_AVX512 void plane(const float* xc, const float* wj, const Geom3& g, float* y
           const int64_t at_row = (oz * OH + oy0 + r) * OW + ox0;
           __m512 v = acc[r];
           if (res) v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(live, res + at_row));
-          if (relu) v = fast::vmax(v, zero);  // `v > 0 ? v : 0`
+          v = fast::tail_act(v, act);
           _mm512_mask_storeu_ps(y + at_row, live, v);
         }
       }
@@ -116,8 +116,11 @@ OXS_AVX512 void plane(const float* xc, const float* wj, const Geom3& g, float* y
 }  // namespace
 
 bool depthwise_avx512(const float* xc, const float* wj, const Geom3& g, float* y, const float* res,
-                      bool relu) {
+                      bool relu, bool hard_swish) {
   if (!fast::enabled()) return false;
+  const fast::TailAct act = relu         ? fast::TailAct::Relu
+                            : hard_swish ? fast::TailAct::HardSwish
+                                         : fast::TailAct::None;
   // Lane indices are 32-bit: input columns and their offsets must fit; the
   // column masks are kept for up to 64 vectors x 16 kernel columns.
   constexpr int64_t lim = std::numeric_limits<int32_t>::max() / 4;
@@ -129,11 +132,11 @@ bool depthwise_avx512(const float* xc, const float* wj, const Geom3& g, float* y
     for (int64_t kx = 0; kx < g.k[2]; ++kx) masks[b * g.k[2] + kx] = column_mask(g, b, kx);
   }
   if (g.s[2] == 1) {
-    plane<1>(xc, wj, g, y, res, relu, masks);
+    plane<1>(xc, wj, g, y, res, act, masks);
   } else if (g.s[2] == 2) {
-    plane<2>(xc, wj, g, y, res, relu, masks);
+    plane<2>(xc, wj, g, y, res, act, masks);
   } else {
-    plane<0>(xc, wj, g, y, res, relu, masks);
+    plane<0>(xc, wj, g, y, res, act, masks);
   }
   return true;
 }

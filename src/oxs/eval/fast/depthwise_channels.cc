@@ -108,10 +108,12 @@ OXS_AVX512 inline void pixels(const Block& b, const RowTaps& t, int64_t ox, int6
 }
 
 // b.row (output row oy) into the block's output planes of y, with the
-// epilogue: + residual (laid out as y), then Relu.
+// epilogue: + residual (laid out as y), then Relu or HardSwish.
 OXS_AVX512 void store_row(const Block& b, int64_t oy, float* y, const GemmEpilogue* ep) {
   const int64_t OW = b.g.out[2], P = b.g.out[1] * OW;
   const __m512 zero = _mm512_setzero_ps();
+  const float* res = ep ? ep->residual : nullptr;
+  const fast::TailAct act = ep ? ep->act() : fast::TailAct::None;
   for (int64_t ox = 0; ox < OW; ox += kLanes) {
     const int64_t n = std::min(kLanes, OW - ox);
     const __mmask16 live = fast::first_lanes(n);
@@ -123,10 +125,8 @@ OXS_AVX512 void store_row(const Block& b, int64_t oy, float* y, const GemmEpilog
     for (int64_t l = 0; l < b.nc; ++l) {
       const int64_t at = (b.c0 + l) * P + oy * OW + ox;
       __m512 o = v[l];
-      if (ep && ep->residual) {
-        o = _mm512_mask_add_ps(o, fast::kAll, o, _mm512_maskz_loadu_ps(live, ep->residual + at));
-      }
-      if (ep && ep->relu) o = fast::vmax(o, zero);  // `v > 0 ? v : 0`
+      if (res) o = _mm512_mask_add_ps(o, fast::kAll, o, _mm512_maskz_loadu_ps(live, res + at));
+      o = fast::tail_act(o, act);
       _mm512_mask_storeu_ps(y + at, live, o);
     }
   }

@@ -87,15 +87,9 @@ OXS_AVX512 void relu_span(const float* x, float* y, int64_t n) {
 }
 
 OXS_AVX512 void hard_swish_span(const float* x, float* y, int64_t n) {
-  const __m512 zero = _mm512_setzero_ps(), one = _mm512_set1_ps(1.0f);
-  const __m512 six = _mm512_set1_ps(6.0f), half = _mm512_set1_ps(0.5f);
   for (int64_t i = 0; i < n; i += 16) {
     const __mmask16 k = first_lanes(n - i);
-    const __m512 v = _mm512_maskz_loadu_ps(k, x + i);
-    const __m512 t = _mm512_add_ps(_mm512_div_ps(v, six), half);
-    // std::min(1, t) and std::max(0, u) as the reference writes them.
-    const __m512 u = vmax(vmin(t, one), zero);
-    _mm512_mask_storeu_ps(y + i, k, _mm512_mul_ps(v, u));
+    _mm512_mask_storeu_ps(y + i, k, hard_swish_vec(_mm512_maskz_loadu_ps(k, x + i)));
   }
 }
 
@@ -179,6 +173,32 @@ bool hard_swish(KernelContext& ctx) {
 
 bool erf(KernelContext& ctx) {
   return unary(ctx, erf_span);
+}
+
+void unary_span(Unary op, const float* x, float* y, int64_t n) {
+  switch (op) {
+    case Unary::Relu:
+      return relu_span(x, y, n);
+    case Unary::HardSwish:
+      return hard_swish_span(x, y, n);
+    case Unary::Erf:
+      return erf_span(x, y, n);
+  }
+}
+
+void binary_span(Binary op, const float* a, int64_t sa, const float* b, int64_t sb, float* y,
+                 int64_t n) {
+  if (n <= 0) return;
+  switch (op) {
+    case Binary::Add:
+      return binary_run<Binary::Add>(a, sa, b, sb, y, n);
+    case Binary::Sub:
+      return binary_run<Binary::Sub>(a, sa, b, sb, y, n);
+    case Binary::Mul:
+      return binary_run<Binary::Mul>(a, sa, b, sb, y, n);
+    case Binary::Div:
+      return binary_run<Binary::Div>(a, sa, b, sb, y, n);
+  }
 }
 
 }  // namespace oxs::eval::fast

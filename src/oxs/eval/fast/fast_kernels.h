@@ -58,4 +58,13 @@ bool small_m_gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha
 bool relu(KernelContext& ctx);
 bool hard_swish(KernelContext& ctx);
 
+// The span loops of the kernels above, for fused elementwise chains
+// (fast/elementwise_chain.h): y[i] = op(x[i]), and y[i] = a[i * sa] op
+// b[i * sb] (sa, sb 0 or 1), for i < n; y may be x, a or b. Only where
+// enabled() (AVX-512). The same code as the kernels', so the same bits.
+enum class Unary { Relu, HardSwish, Erf };
+void unary_span(Unary op, const float* x, float* y, int64_t n);
+void binary_span(Binary op, const float* a, int64_t sa, const float* b, int64_t sb, float* y,
+                 int64_t n);
+
 }  // namespace oxs::eval::fast

@@ -10,18 +10,24 @@
 
 #include <immintrin.h>
 
+#include <algorithm>
+#include <cstdint>
+
 namespace oxs::eval::fast {
 
 #define OXS_AVX512 __attribute__((target("avx512f,avx512dq")))
+// For helpers made of AVX-512F instructions alone, so that code compiled for
+// avx512f only (the SGEMM and Conv kernels) inlines them too.
+#define OXS_AVX512F __attribute__((target("avx512f")))
 
 // The unmasked forms of max/min/roundscale/scalef start from
 // _mm512_undefined_ps(), which GCC 12 flags as maybe-uninitialized under
 // -Werror; these masked forms with all lanes on are the same instructions.
 constexpr __mmask16 kAll = 0xFFFF;
-OXS_AVX512 inline __m512 vmax(__m512 a, __m512 b) {
+OXS_AVX512F inline __m512 vmax(__m512 a, __m512 b) {
   return _mm512_mask_max_ps(b, kAll, a, b);
 }
-OXS_AVX512 inline __m512 vmin(__m512 a, __m512 b) {
+OXS_AVX512F inline __m512 vmin(__m512 a, __m512 b) {
   return _mm512_mask_min_ps(b, kAll, a, b);
 }
 
@@ -77,6 +83,49 @@ OXS_AVX512 inline __m512 erf_ps(__m512 x) {
   const __m512 big = _mm512_or_ps(_mm512_sub_ps(_mm512_set1_ps(1.0f), erfc), sign);
   const __mmask16 use_small = _mm512_cmp_ps_mask(a, _mm512_set1_ps(0.5f), _CMP_LT_OQ);
   return _mm512_mask_blend_ps(use_small, big, small);
+}
+
+// HardSwish, y = v * max(0, min(1, v / 6 + 0.5)), with the operations of
+// the reference kernel (activation/activations.cc), for one float: the
+// fused Conv/MatMul tails use it where AVX-512 is not.
+inline float hard_swish_one(float v) {
+  return v * std::max(0.0f, std::min(1.0f, v / 6.0f + 0.5f));
+}
+
+// The same for 16 lanes, bit-identical to hard_swish_one for every input
+// (tests/eval/hard_swish_test.cc checks all 2^32), used by the HardSwish
+// kernel and by every fused epilogue, without a division: for v outside
+// [-3, 3] the clamps give 1 (v >= 3: v / 6 >= 0.5) or +0 (v <= -3), which w,
+// v clamped to [-3, 3], gives too; for w, q = RN(w * RN(1/6)) is within an
+// ulp of w / 6, the remainder w - 6q is exact (an FMA), and q + rem * RN(1/6)
+// rounds to RN(w / 6) (Markstein's correction). t = RN(w / 6) + 0.5 then
+// lies in [+0, 1] (monotone in w: 0 at -3, 1 at 3), so the clamps on t are
+// no-ops. A NaN v gives w = -3 and v * 0: v's NaN, as v * 1 does.
+OXS_AVX512F inline __m512 hard_swish_vec(__m512 v) {
+  const __m512 c = _mm512_set1_ps(1.0f / 6.0f);
+  const __m512 w = vmin(vmax(v, _mm512_set1_ps(-3.0f)), _mm512_set1_ps(3.0f));
+  const __m512 q = _mm512_mul_ps(w, c);
+  const __m512 rem = _mm512_fnmadd_ps(q, _mm512_set1_ps(6.0f), w);
+  const __m512 t = _mm512_add_ps(_mm512_fmadd_ps(rem, c, q), _mm512_set1_ps(0.5f));
+  return _mm512_mul_ps(v, t);
+}
+
+// What a fused Conv/MatMul tail (math/gemm.h: GemmEpilogue) applies after
+// its residual: nothing, Relu (`v > 0 ? v : 0`) or HardSwish.
+enum class TailAct : uint8_t { None, Relu, HardSwish };
+
+inline float tail_act(float v, TailAct a) {
+  if (a == TailAct::Relu) return v > 0 ? v : 0.0f;
+  if (a == TailAct::HardSwish) return hard_swish_one(v);
+  return v;
+}
+
+// max(v, 0) returns its second operand for NaN and -0: 0, as Relu's
+// `v > 0 ? v : 0`.
+OXS_AVX512F inline __m512 tail_act(__m512 v, TailAct a) {
+  if (a == TailAct::Relu) return vmax(v, _mm512_setzero_ps());
+  if (a == TailAct::HardSwish) return hard_swish_vec(v);
+  return v;
 }
 
 // Horizontal sum and max of 16 lanes, pairwise in a fixed order (lane i

@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "oxs/eval/dispatch.h"
+#include "oxs/eval/fast/vec_math.h"
 
 namespace oxs::eval {
 
@@ -68,15 +69,20 @@ struct PackedA {
 std::shared_ptr<const PackedA> sgemm_avx512_pack_a(int64_t m, int64_t k, const float* a,
                                                    int64_t lda);
 // What the two calls below do to C's values as they store them (Conv's
-// fused Add and Relu, conv/conv_fusion.h): add `residual` (laid out as C,
-// rows residual_ld apart; none when null), then max(v, 0) when `relu`. The sums are
-// those of separate passes: (A x B + row_bias) + residual.
+// fused Add and Relu or HardSwish, conv/conv_fusion.h): add `residual` (laid
+// out as C, rows residual_ld apart; none when null), then max(v, 0) when
+// `relu`, or HardSwish (fast::hard_swish_vec) when `hard_swish` (never both).
+// The sums are those of separate passes: (A x B + row_bias) + residual.
 struct GemmEpilogue {
   const float* residual = nullptr;
   bool relu = false;
   // The residual's row stride: -1 for C's ldc; 0 repeats one row for
   // every row of C (MatMul's bias, matmul.cc).
   int64_t residual_ld = -1;
+  bool hard_swish = false;
+  fast::TailAct act() const {
+    return relu ? fast::TailAct::Relu : hard_swish ? fast::TailAct::HardSwish : fast::TailAct::None;
+  }
 };
 // C = alpha * op(A) [m, k] x B + beta * C with a packed B, then the
 // epilogue when given (beta 0 or 1 then).

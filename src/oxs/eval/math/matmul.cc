@@ -224,14 +224,15 @@ std::optional<Tensor> permuted_in_order(const Tensor& t, const std::vector<int64
   return t.reshaped(std::move(dims));
 }
 
-// A fused Add/Relu after a MatMul (conv_fusion.h) as the GEMM's epilogue,
+// A fused Add/Relu/HardSwish after a MatMul (conv_fusion.h) as the GEMM's epilogue,
 // when the Add's other operand is a float tensor that gives the Add the
 // MatMul's output shape `od` and is that shape itself (leading 1s aside) or
 // one row of n values (a bias, repeated for every row); else none (the
-// session then runs the Add and Relu nodes). The sums are the Add's.
+// session then runs the Add and activation nodes). The sums are the Add's.
 std::optional<GemmEpilogue> fused_epilogue(const FusedTail& tail, const Dims& od) {
   GemmEpilogue ep;
   ep.relu = tail.relu;
+  ep.hard_swish = tail.hard_swish;
   const Value* r = tail.residual;
   if (!r) return ep;
   if (!r->is_tensor() || r->tensor().dtype() != DataType::Float) return std::nullopt;

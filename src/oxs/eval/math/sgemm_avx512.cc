@@ -292,7 +292,7 @@ struct SourceB {
 // old C (beta = 0 on the first depth block) and then adds row_bias[i] to row
 // i when given (the same sum as adding the products to a C holding it).
 // Then (on the last depth block) `res`, C's tile of the epilogue's residual
-// (or null), is added and Relu applied when `relu`. kHalf: cols <= 16, so
+// (or null), is added and the activation `act` applied. kHalf: cols <= 16, so
 // only the panel's first vector is computed (a narrow last panel, as for
 // 7x7 or 14x14 conv outputs, costs half).
 template <bool kHalf, int64_t kKB>
@@ -300,7 +300,7 @@ __attribute__((target("avx512f"))) void micro_kernel(int64_t kc, const float* ap
                                                      const float* bp, float* c, int64_t ldc,
                                                      int64_t rows, int64_t cols, bool overwrite,
                                                      const float* row_bias, const float* res,
-                                                     int64_t res_ld, bool relu) {
+                                                     int64_t res_ld, fast::TailAct act) {
   __m512 acc[MR][2];
   for (int64_t i = 0; i < MR; ++i) acc[i][0] = acc[i][1] = _mm512_setzero_ps();
   const int64_t run_len = kKB == 0 ? kc : kKB, rs = kKB == 0 ? a_rs : kKB;
@@ -339,12 +339,9 @@ __attribute__((target("avx512f"))) void micro_kernel(int64_t kc, const float* ap
       v0 = _mm512_add_ps(v0, _mm512_maskz_loadu_ps(m0, ri));
       v1 = _mm512_add_ps(v1, _mm512_maskz_loadu_ps(m1, ri + 16));
     }
-    if (relu) {
-      // max(v, 0) returns 0 for NaN and -0, as Relu's `v > 0 ? v : 0`
-      // (the masked form: GCC 12 flags the unmasked one's undefined start).
-      const __m512 zero = _mm512_setzero_ps();
-      v0 = _mm512_mask_max_ps(zero, 0xFFFF, v0, zero);
-      v1 = _mm512_mask_max_ps(zero, 0xFFFF, v1, zero);
+    if (act != fast::TailAct::None) {
+      v0 = fast::tail_act(v0, act);
+      if (!kHalf) v1 = fast::tail_act(v1, act);
     }
     _mm512_mask_storeu_ps(ci, m0, v0);
     _mm512_mask_storeu_ps(ci + 16, m1, v1);
@@ -440,7 +437,8 @@ void blocked(int64_t m, int64_t n, int64_t k, const ARows& A, const PackB& pb, f
                               : (cols <= 16 ? micro_kernel<true, 1> : micro_kernel<false, 1>);
             kernel(kc, in_place ? a + (ic + ir) * lda + pc : ap + ir * depth, lda, bpk + jr * kc,
                    c + tile, ldc, std::min(MR, mc - ir), cols, overwrite,
-                   A.row_bias ? A.row_bias + ic + ir : nullptr, res, res_ld, last && ep.relu);
+                   A.row_bias ? A.row_bias + ic + ir : nullptr, res, res_ld,
+                   last ? ep.act() : fast::TailAct::None);
           }
         }
       }
@@ -547,7 +545,7 @@ void scale_c(int64_t m, int64_t n, float beta, float* c, int64_t ldc) {
   }
 }
 
-// C = C + residual, then Relu, as the micro-kernel's epilogue does (for
+// C = C + residual, then the activation, as the micro-kernel's epilogue does (for
 // products of depth 0).
 void apply_epilogue(int64_t m, int64_t n, float* c, int64_t ldc, const GemmEpilogue* ep) {
   if (!ep) return;
@@ -556,8 +554,7 @@ void apply_epilogue(int64_t m, int64_t n, float* c, int64_t ldc, const GemmEpilo
     for (int64_t j = 0; j < n; ++j) {
       float v = c[i * ldc + j];
       if (ep->residual) v += ep->residual[i * res_ld + j];
-      if (ep->relu) v = v > 0 ? v : 0.0f;
-      c[i * ldc + j] = v;
+      c[i * ldc + j] = fast::tail_act(v, ep->act());
     }
   }
 }
