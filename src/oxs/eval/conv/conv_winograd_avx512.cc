@@ -280,11 +280,11 @@ __attribute__((target("avx512f"))) void product_tile(int64_t cg, const float* up
   }
 }
 
-// Y's tiles of the run, output channels [0, m), from the products
+// Y's tiles of the run, output channels [i0, i1), from the products
 // mm[xi][i][col + q]: A^T M A + bias, + residual, the activation; masked to the
 // output's extent.
 __attribute__((target("avx512f"))) void output_transform(const float* mm, const Plan& p,
-                                                         const Geom3& g, int64_t m,
+                                                         const Geom3& g, int64_t i0, int64_t i1,
                                                          const float* bias, const float* residual,
                                                          fast::TailAct act, const Run& run,
                                                          float* y) {
@@ -314,7 +314,7 @@ __attribute__((target("avx512f"))) void output_transform(const float* mm, const 
   const bool prefix = run.prefix();
   const __mmask16 sel = run.lanes();
   const int64_t ms = p.m_pad * p.ldv;
-  for (int64_t i = 0; i < m; ++i) {
+  for (int64_t i = i0; i < i1; ++i) {
     const float* mi = mm + i * p.ldv + run.col;
     __m512 s[2][4];  // A^T M
     for (int j = 0; j < 4; ++j) {
@@ -419,32 +419,47 @@ bool conv_winograd_avx512(const float* x, const float* w, int64_t cg, int64_t m,
   const size_t vn = size_t(16 * cg * p.ldv), mn = size_t(16 * p.m_pad * p.ldv);
   constexpr decltype(&product_tile<1>) kernels[3] = {product_tile<1>, product_tile<2>,
                                                      product_tile<3>};
-  parallel_for(
-      blocks, 32.0 * double(p.block) * double(m) * double(cg), [&](int64_t b0, int64_t b1) {
-        float* v = aligned_scratch<1>(vn + mn + kSlack);
-        float* mm = v + vn;
-        for (int64_t b = b0; b < b1; ++b) {
-          const int64_t t0 = b * p.block, t1 = std::min(p.tiles, t0 + p.block);
-          for_each_run(p, t0, t1, [&](const Run& run) { input_transform(xp, p, cg, run, v); });
-          const int64_t nv = (t1 - t0 + 15) / 16;
-          for (int64_t xi = 0; xi < 16; ++xi) {
-            const float* vx = v + xi * cg * p.ldv;
-            for (int64_t pi = 0; pi < panels; ++pi) {
-              const float* up = u + (xi * panels + pi) * cg * MR;
-              float* out = mm + (xi * p.m_pad + pi * MR) * p.ldv;
-              for (int64_t j = 0; j < nv;) {
-                // Groups of 3 vectors; 4 left are 2 + 2 (1 alone is the slowest).
-                const int ns = nv - j == 4 ? 2 : int(std::min<int64_t>(3, nv - j));
-                kernels[ns - 1](cg, up, vx + 16 * j, p.ldv, out + 16 * j);
-                j += ns;
-              }
-            }
+  // Work items: a block of tiles and a part of the output channels' panels.
+  // Few blocks (small outputs: a 14x14 or 7x7 conv is one block) are split
+  // by panels too, each part transforming the block's input itself (a few
+  // per cent of its products), so that all threads get work.
+  const double block_cost = 32.0 * double(p.block) * double(m) * double(cg);
+  const int threads = parallel_threads(blocks * panels, block_cost / double(panels));
+  const int64_t parts =
+      threads > 1 ? std::clamp<int64_t>((4 * threads + blocks - 1) / blocks, 1, panels) : 1;
+  parallel_for(blocks * parts, block_cost / double(parts), [&](int64_t w0, int64_t w1) {
+    float* v = aligned_scratch<1>(vn + mn + kSlack);
+    float* mm = v + vn;
+    int64_t transformed = -1;  // the block whose input v holds
+    for (int64_t w = w0; w < w1; ++w) {
+      const int64_t b = w / parts, q = w % parts;
+      const int64_t pi0 = panels * q / parts, pi1 = panels * (q + 1) / parts;
+      if (pi0 == pi1) continue;
+      const int64_t t0 = b * p.block, t1 = std::min(p.tiles, t0 + p.block);
+      if (transformed != b) {
+        for_each_run(p, t0, t1, [&](const Run& run) { input_transform(xp, p, cg, run, v); });
+        transformed = b;
+      }
+      const int64_t nv = (t1 - t0 + 15) / 16;
+      for (int64_t xi = 0; xi < 16; ++xi) {
+        const float* vx = v + xi * cg * p.ldv;
+        for (int64_t pi = pi0; pi < pi1; ++pi) {
+          const float* up = u + (xi * panels + pi) * cg * MR;
+          float* out = mm + (xi * p.m_pad + pi * MR) * p.ldv;
+          for (int64_t j = 0; j < nv;) {
+            // Groups of 3 vectors; 4 left are 2 + 2 (1 alone is the slowest).
+            const int ns = nv - j == 4 ? 2 : int(std::min<int64_t>(3, nv - j));
+            kernels[ns - 1](cg, up, vx + 16 * j, p.ldv, out + 16 * j);
+            j += ns;
           }
-          for_each_run(p, t0, t1, [&](const Run& run) {
-            output_transform(mm, p, g, m, bias, residual, act, run, y);
-          });
         }
+      }
+      const int64_t i0 = pi0 * MR, i1 = std::min(m, pi1 * MR);
+      for_each_run(p, t0, t1, [&](const Run& run) {
+        output_transform(mm, p, g, i0, i1, bias, residual, act, run, y);
       });
+    }
+  });
   return true;
 }
 
