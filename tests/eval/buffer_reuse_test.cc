@@ -298,7 +298,9 @@ TEST(BufferReuse, IntegerValuesToo) {
 TEST(BufferReuse, OffWhileATraceHookSeesTheInputs) {
   Net n;
   ir::Value* t = n.op("Relu", {n.input("x")});
-  n.g.add_output(n.op("Add", {t, n.init("c", random_floats({1}, 2))}));
+  // (c is a row, so the Relu -> Add chain runs as its two nodes:
+  // fast/elementwise_chain.h.)
+  n.g.add_output(n.op("Add", {t, n.init("c", random_floats({16}, 2))}));
   Tensor x = random_floats({8, 16}, 1);
   std::vector<std::vector<float>> add_inputs;
   SessionOptions o;

@@ -56,6 +56,29 @@ TEST(ElementwiseChain, GeluRunsAsOneNodeWithTheBitsOfItsNodes) {
   }
 }
 
+TEST(ElementwiseChain, WritesIntoTheBufferOfAnInputThatDiesInIt) {
+  // GELU of a computed value t that dies in the chain: the chain writes
+  // into t's buffer while its steps still read t (Div, then Mul by t), each
+  // block read before it is written. Sizes over several blocks, 1 and 3
+  // threads; the bits of the run with buffer reuse off.
+  for (int threads : {1, 3}) {
+    SCOPED_TRACE(std::to_string(threads) + " threads");
+    Graph m;
+    ir::Value* t = m.node("Sigmoid", {m.input(normal_tensor({3, 5000}, 51))});
+    m.g.add_output(gelu(m, t));
+    std::vector<Tensor> outs;
+    for (bool reuse : {false, true}) {
+      SessionOptions o;
+      o.reuse_buffers = reuse;
+      o.threads = threads;
+      Session s(m.model, o);
+      outs.push_back(s.run({{"x0", m.feeds[0]}})[0].tensor());
+      EXPECT_EQ(s.buffers_reused(), reuse ? 1 : 0);
+    }
+    expect_bits_equal(outs[1], outs[0]);
+  }
+}
+
 TEST(ElementwiseChain, OperandsOnEitherSideAndOfTheInputsShape) {
   // 1 / (y - x) * r, then Relu, HardSwish: the chain's value as the right
   // operand of Div and Sub, r an input of x's shape.

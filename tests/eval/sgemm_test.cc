@@ -11,25 +11,20 @@
 #include <random>
 #include <vector>
 
+#include "eval/gemm_shape.h"
 #include "oxs/eval/math/gemm.h"
 #include "oxs/eval/parallel/thread_pool.h"
 
 namespace oxs::eval {
 namespace {
 
-struct Shape {
-  int64_t m, n, k;
-  bool ta, tb;
-  float alpha, beta;
-};
+using Shape = GemmShape;
 
 using Gemm = void (*)(bool, bool, int64_t, int64_t, int64_t, float, const float*, int64_t,
                       const float*, int64_t, float, float*, int64_t);
 
 void check(Gemm f, const Shape& s) {
-  SCOPED_TRACE(::testing::Message()
-               << "m=" << s.m << " n=" << s.n << " k=" << s.k << " ta=" << s.ta << " tb=" << s.tb
-               << " alpha=" << s.alpha << " beta=" << s.beta);
+  SCOPED_TRACE(s.describe());
   std::mt19937 rng(unsigned(s.m * 131 + s.n * 7 + s.k));
   std::uniform_real_distribution<float> u(-1, 1);
   // Leading dimensions 3 wider than needed, to catch row-stride mistakes.

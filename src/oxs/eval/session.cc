@@ -46,8 +46,14 @@ struct Plan {
   // fused[k]: the fused group order[k] (its last member) runs, or null.
   std::vector<const conv_fusion::Group*> fused;
   std::vector<conv_fusion::Group> groups;
-  // chain[k]: the elementwise chain order[k] (its last node) runs, or null.
+  // chain[k]: the elementwise chain order[k] (its last node) runs, or null;
+  // chain_reusable[k]: its steps' reusable inputs when they run one by one;
+  // chain_lend[k]: the values whose buffer its fused run may write its
+  // output into (its input and operands that die in it).
   std::vector<const elementwise_chain::Chain*> chain;
+  std::vector<std::vector<uint64_t>> chain_reusable;
+  std::vector<std::vector<std::vector<const ir::Value*>>> chain_release;  // per step
+  std::vector<std::vector<const ir::Value*>> chain_lend;
   std::vector<elementwise_chain::Chain> chains;
   // release_after[k]: values of this graph to drop after order[k] ran.
   std::vector<std::vector<const ir::Value*>> release_after;
@@ -136,57 +142,102 @@ Plan make_plan(const ir::Graph& g, bool fuse, bool fold_transposes) {
     auto ci = chain_at.find(n);
     p.chain.push_back(ci != chain_at.end() ? ci->second : nullptr);
   }
-  std::unordered_map<const ir::Value*, size_t> last_use;
+  // Every node that runs, a group's or chain's members in turn, at flat
+  // positions; pos_k: the step of the order each runs in.
+  std::vector<const ir::Node*> pos_node;
+  std::vector<size_t> pos_k, first_pos(p.order.size());
   for (size_t k = 0; k < p.order.size(); ++k) {
+    first_pos[k] = pos_node.size();
     const conv_fusion::Group* grp = p.fused[k];
-    std::vector<const ir::Node*> members;
     if (grp) {
-      members = {grp->conv, grp->add, grp->act()};
+      for (const ir::Node* m : {grp->conv, grp->add, grp->act()}) {
+        if (m) pos_node.push_back(m), pos_k.push_back(k);
+      }
     } else if (p.chain[k]) {
-      for (const elementwise_chain::Step& s : p.chain[k]->steps) members.push_back(s.node);
+      for (const elementwise_chain::Step& st : p.chain[k]->steps) {
+        pos_node.push_back(st.node), pos_k.push_back(k);
+      }
     } else {
-      members = {p.order[k]};
+      pos_node.push_back(p.order[k]), pos_k.push_back(k);
     }
-    for (const ir::Node* n : members) {
-      if (!n) continue;
-      for (size_t i = 0; i < n->num_outputs(); ++i) {
-        if (const ir::Value* v = n->output(i)) last_use.emplace(v, k);  // dead until read
+  }
+  std::unordered_map<const ir::Value*, size_t> last_pos;  // of the last read
+  std::unordered_set<const ir::Value*> computed;
+  for (size_t pos = 0; pos < pos_node.size(); ++pos) {
+    const ir::Node* n = pos_node[pos];
+    for (size_t i = 0; i < n->num_outputs(); ++i) {
+      if (const ir::Value* v = n->output(i)) {
+        last_pos.emplace(v, pos);  // dead until read
+        computed.insert(v);
       }
-      for (size_t i = 0; i < n->num_inputs(); ++i) {
-        if (const ir::Value* v = n->input(i)) last_use[v] = k;
-      }
-      for (ir::Graph* sub : n->subgraphs()) {
-        sub->for_each_node_recursive([&](ir::Node* m) {
-          for (size_t i = 0; i < m->num_inputs(); ++i) {
-            if (const ir::Value* v = m->input(i)) last_use[v] = k;
-          }
-        });
-      }
+    }
+    for (size_t i = 0; i < n->num_inputs(); ++i) {
+      if (const ir::Value* v = n->input(i)) last_pos[v] = pos;
+    }
+    for (ir::Graph* sub : n->subgraphs()) {
+      sub->for_each_node_recursive([&](ir::Node* m) {
+        for (size_t i = 0; i < m->num_inputs(); ++i) {
+          if (const ir::Value* v = m->input(i)) last_pos[v] = pos;
+        }
+      });
     }
   }
   std::unordered_set<const ir::Value*> outputs(g.outputs().begin(), g.outputs().end());
   p.release_after.resize(p.order.size());
-  for (auto& [v, k] : last_use) {
-    if (!outputs.count(v)) p.release_after[k].push_back(v);
-  }
-  std::unordered_set<const ir::Value*> computed;
-  for (const ir::Node* n : p.order) {
-    for (size_t i = 0; i < n->num_outputs(); ++i) {
-      if (const ir::Value* v = n->output(i)) computed.insert(v);
-    }
-  }
-  p.reusable.assign(p.order.size(), 0);
+  p.chain_release.resize(p.order.size());
   for (size_t k = 0; k < p.order.size(); ++k) {
-    const ir::Node* n = p.order[k];
-    // A fused group runs its Conv, which writes a fresh output.
-    if (!n->subgraphs().empty() || p.fused[k] || p.chain[k]) continue;
+    if (p.chain[k]) p.chain_release[k].resize(p.chain[k]->steps.size());
+  }
+  for (auto& [v, pos] : last_pos) {
+    if (outputs.count(v)) continue;
+    const size_t k = pos_k[pos];
+    p.release_after[k].push_back(v);
+    if (p.chain[k]) p.chain_release[k][pos - first_pos[k]].push_back(v);
+  }
+  // Whether v may lend its buffer at flat position pos (its last reader).
+  auto dies_at = [&](const ir::Value* v, size_t pos) {
+    return v && computed.count(v) && !outputs.count(v) && last_pos[v] == pos;
+  };
+  auto mask_at = [&](size_t pos) {
+    const ir::Node* n = pos_node[pos];
+    uint64_t mask = 0;
     for (size_t i = 0; i < n->num_inputs() && i < 64; ++i) {
       const ir::Value* v = n->input(i);
-      if (!v || !computed.count(v) || outputs.count(v) || last_use[v] != k) continue;
+      if (!dies_at(v, pos)) continue;
       bool repeated = false;
       for (size_t j = 0; j < n->num_inputs(); ++j) repeated |= j != i && n->input(j) == v;
-      if (!repeated) p.reusable[k] |= uint64_t(1) << i;
+      if (!repeated) mask |= uint64_t(1) << i;
     }
+    return mask;
+  };
+  p.reusable.assign(p.order.size(), 0);
+  p.chain_reusable.resize(p.order.size());
+  p.chain_lend.resize(p.order.size());
+  for (size_t k = 0; k < p.order.size(); ++k) {
+    const ir::Node* n = p.order[k];
+    if (const elementwise_chain::Chain* c = p.chain[k]) {
+      // Run node by node: each step's own mask. Run fused: the chain's
+      // input or an operand of its shape that dies in the chain (each
+      // element is read before the last step writes it).
+      const size_t steps = c->steps.size();
+      for (size_t i = 0; i < steps; ++i) p.chain_reusable[k].push_back(mask_at(first_pos[k] + i));
+      const size_t last = first_pos[k] + steps - 1;
+      std::vector<const ir::Value*> lend{c->input()};
+      for (const elementwise_chain::Step& st : c->steps) {
+        if (!st.unary) lend.push_back(st.node->input(1 - st.chain_input));
+      }
+      for (const ir::Value* v : lend) {
+        if (v && computed.count(v) && !outputs.count(v) && last_pos[v] <= last &&
+            last_pos[v] >= first_pos[k] &&
+            std::find(p.chain_lend[k].begin(), p.chain_lend[k].end(), v) == p.chain_lend[k].end()) {
+          p.chain_lend[k].push_back(v);
+        }
+      }
+      continue;
+    }
+    // A fused group runs its Conv, which writes a fresh output.
+    if (!n->subgraphs().empty() || p.fused[k]) continue;
+    p.reusable[k] = mask_at(first_pos[k]);
   }
   p.fold.assign(p.order.size(), nullptr);
   if (fold_transposes) {
@@ -274,7 +325,7 @@ class Session::Executor {
       if (p.fused[k]) {
         run_fused(*p.fused[k], f);
       } else if (p.chain[k]) {
-        run_chain(*p.chain[k], f);
+        run_chain(*p.chain[k], f, p.chain_reusable[k], p.chain_release[k], p.chain_lend[k]);
       } else if (p.fold[k] && fold_input(n, p.fold[k]->size(), f)) {
         folded.emplace_back(n.output(0), p.fold[k]);
       } else {
@@ -469,10 +520,15 @@ class Session::Executor {
     }
   }
 
-  // An elementwise chain (fast/elementwise_chain.h) as one pass; when it
-  // does not apply (types, shapes, an op without a kernel at the model's
-  // opset), its nodes run one by one, and report what is wrong.
-  void run_chain(const elementwise_chain::Chain& c, Frame& f) {
+  // An elementwise chain (fast/elementwise_chain.h) as one pass, into the
+  // buffer of a value in `lend` when one is a float tensor of the result's
+  // shape held by this value alone; when the chain does not apply (types,
+  // shapes, an op without a kernel at the model's opset), its nodes run one
+  // by one with their `reusable` inputs and `release` lists, and report
+  // what is wrong.
+  void run_chain(const elementwise_chain::Chain& c, Frame& f, std::span<const uint64_t> reusable,
+                 std::span<const std::vector<const ir::Value*>> release,
+                 std::span<const ir::Value* const> lend) {
     const Value* x = f.find(c.input());
     std::vector<const Tensor*> others;
     bool ok = x && x->is_tensor();
@@ -484,16 +540,36 @@ class Session::Executor {
       ok = s.unary || (o && o->is_tensor());
       others.push_back(ok && o ? &o->tensor() : nullptr);
     }
-    const ir::Node& head = *c.steps[0].node;
     if (!ok || !elementwise_chain::applies(c, x->tensor(), others)) {
-      for (const elementwise_chain::Step& s : c.steps) run_node(*s.node, f);
+      for (size_t i = 0; i < c.steps.size(); ++i) {
+        run_node(*c.steps[i].node, f, reuse_ && i < reusable.size() ? reusable[i] : 0);
+        // (What dies at this step goes now, so that a later step's input
+        // held by one value alone can lend its buffer.)
+        if (i < release.size()) {
+          for (const ir::Value* v : release[i]) f.values.erase(v);
+        }
+      }
       return;
     }
+    const ir::Node& head = *c.steps[0].node;
     if (options_.trace_enter && (f.depth == 0 || options_.trace_nested)) {
       options_.trace_enter(head, f.depth);
     }
     Tensor out;
-    elementwise_chain::run(c, x->tensor(), others, out);
+    bool in_place = false;
+    for (const ir::Value* v : reuse_ ? lend : std::span<const ir::Value* const>{}) {
+      auto it = f.values.find(v);
+      if (it == f.values.end() || !it->second.is_tensor()) continue;
+      const Tensor& t = it->second.tensor();
+      if (t.dtype() != DataType::Float || t.dims() != x->tensor().dims() || !t.sole_owner()) {
+        continue;
+      }
+      out = t;  // shares the buffer
+      in_place = true;
+      ++buffers_reused_;
+      break;
+    }
+    elementwise_chain::run(c, x->tensor(), others, out, in_place);
     Value result(std::move(out));
     if (options_.trace && (f.depth == 0 || options_.trace_nested)) {
       std::vector<const Value*> inputs;

@@ -41,32 +41,33 @@ bool set_act(Group& grp, const ir::Node* n) {
 
 }  // namespace
 
-std::vector<Group> find_groups(const ir::Graph& g, const std::vector<const ir::Node*>& order) {
-  // Uses of each value: reads by nodes of `order` (with the reader), reads
-  // from subgraphs and graph outputs (which rule a value out).
-  std::unordered_map<const ir::Value*, int> uses;
-  std::unordered_map<const ir::Value*, const ir::Node*> reader;
+SoleReaders::SoleReaders(const ir::Graph& g, const std::vector<const ir::Node*>& order) {
   for (const ir::Node* n : order) {
     for (size_t i = 0; i < n->num_inputs(); ++i) {
       if (const ir::Value* v = n->input(i)) {
-        ++uses[v];
-        reader[v] = n;
+        ++uses_[v];
+        reader_[v] = n;
       }
     }
     for (ir::Graph* sub : n->subgraphs()) {
       sub->for_each_node_recursive([&](ir::Node* m) {
         for (size_t i = 0; i < m->num_inputs(); ++i) {
-          if (const ir::Value* v = m->input(i)) uses[v] += 2;
+          if (const ir::Value* v = m->input(i)) uses_[v] += 2;
         }
       });
     }
   }
-  for (const ir::Value* v : g.outputs()) uses[v] += 2;
-  // The only reader of v, when it has one use.
-  auto sole_reader = [&](const ir::Value* v) -> const ir::Node* {
-    auto it = uses.find(v);
-    return it != uses.end() && it->second == 1 ? reader[v] : nullptr;
-  };
+  for (const ir::Value* v : g.outputs()) uses_[v] += 2;
+}
+
+const ir::Node* SoleReaders::of(const ir::Value* v) const {
+  auto it = uses_.find(v);
+  return it != uses_.end() && it->second == 1 ? reader_.at(v) : nullptr;
+}
+
+std::vector<Group> find_groups(const ir::Graph& g, const std::vector<const ir::Node*>& order) {
+  const SoleReaders readers(g, order);
+  auto sole_reader = [&](const ir::Value* v) { return readers.of(v); };
   std::vector<Group> groups;
   std::unordered_set<const ir::Node*> taken;
   for (const ir::Node* n : order) {

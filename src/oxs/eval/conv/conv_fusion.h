@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstddef>
+#include <unordered_map>
 #include <vector>
 
 #include "oxs/ir/graph.h"
@@ -52,6 +53,21 @@ struct Group {
   // The Relu or HardSwish node, or null.
   const ir::Node* act() const { return relu ? relu : hard_swish; }
   const ir::Node* last() const { return act() ? act() : add; }
+};
+
+// The one node of `order` (a graph's nodes) that reads a value, for values
+// read exactly once and by no subgraph, and not a graph output: the values
+// a fused group or chain may keep to itself.
+class SoleReaders {
+ public:
+  SoleReaders(const ir::Graph& g, const std::vector<const ir::Node*>& order);
+  const ir::Node* of(const ir::Value* v) const;  // or null
+
+ private:
+  // Reads by nodes of `order`; reads from subgraphs and graph outputs count
+  // twice (they rule a value out).
+  std::unordered_map<const ir::Value*, int> uses_;
+  std::unordered_map<const ir::Value*, const ir::Node*> reader_;
 };
 
 // The groups among `order` (all nodes of `g`, topologically sorted); each

@@ -2,8 +2,8 @@
 #include "oxs/eval/fast/elementwise_chain.h"
 
 #include <algorithm>
-#include <unordered_map>
 
+#include "oxs/eval/conv/conv_fusion.h"
 #include "oxs/eval/parallel/thread_pool.h"
 
 namespace oxs::eval::elementwise_chain {
@@ -65,26 +65,7 @@ bool operand_fits(const Tensor& t, const Tensor& x) {
 
 std::vector<Chain> find_chains(const ir::Graph& g, const std::vector<const ir::Node*>& order,
                                const std::unordered_set<const ir::Node*>& taken) {
-  // Reads of each value by nodes of `order` (with the reader); reads from
-  // subgraphs and graph outputs count twice (they rule a value out).
-  std::unordered_map<const ir::Value*, int> uses;
-  std::unordered_map<const ir::Value*, const ir::Node*> reader;
-  for (const ir::Node* n : order) {
-    for (size_t i = 0; i < n->num_inputs(); ++i) {
-      if (const ir::Value* v = n->input(i)) {
-        ++uses[v];
-        reader[v] = n;
-      }
-    }
-    for (ir::Graph* sub : n->subgraphs()) {
-      sub->for_each_node_recursive([&](ir::Node* m) {
-        for (size_t i = 0; i < m->num_inputs(); ++i) {
-          if (const ir::Value* v = m->input(i)) uses[v] += 2;
-        }
-      });
-    }
-  }
-  for (const ir::Value* v : g.outputs()) uses[v] += 2;
+  const conv_fusion::SoleReaders readers(g, order);
   std::unordered_set<const ir::Node*> used;
   std::vector<Chain> chains;
   for (const ir::Node* n : order) {
@@ -98,11 +79,9 @@ std::vector<Chain> find_chains(const ir::Graph& g, const std::vector<const ir::N
     c.steps.push_back(s);
     for (;;) {
       const ir::Value* v = c.last()->output(0);
-      auto it = uses.find(v);
-      if (it == uses.end() || it->second != 1) break;
-      const ir::Node* next = reader[v];
+      const ir::Node* next = readers.of(v);
       Step t;
-      if (taken.count(next) || used.count(next) || !as_step(*next, t)) break;
+      if (!next || taken.count(next) || used.count(next) || !as_step(*next, t)) break;
       if (!t.unary) {
         if (next->input(0) == v && next->input(1) == v) break;  // x op x
         t.chain_input = next->input(0) == v ? 0 : 1;
@@ -127,9 +106,10 @@ bool applies(const Chain& c, const Tensor& x, std::span<const Tensor* const> oth
   return true;
 }
 
-bool run(const Chain& c, const Tensor& x, std::span<const Tensor* const> others, Tensor& out) {
+bool run(const Chain& c, const Tensor& x, std::span<const Tensor* const> others, Tensor& out,
+         bool in_place) {
   if (!applies(c, x, others)) return false;
-  out = Tensor::uninitialized(DataType::Float, x.dims());
+  if (!in_place) out = Tensor::uninitialized(DataType::Float, x.dims());
   const int64_t n = x.numel();
   const float* px = x.data<float>();
   float* py = out.mutable_data<float>();

@@ -50,10 +50,13 @@ std::vector<Chain> find_chains(const ir::Graph& g, const std::vector<const ir::N
 bool applies(const Chain& c, const Tensor& x, std::span<const Tensor* const> others);
 
 // Runs `c` with x its input and others[i] step i's other operand (null for
-// a unary step) into `out` (allocated here, x's dims). False, with nothing
-// written, when the chain does not apply: a tensor not float, an operand
-// that is neither a single value (of rank at most x's) nor of x's dims, or
-// the fast paths off.
-bool run(const Chain& c, const Tensor& x, std::span<const Tensor* const> others, Tensor& out);
+// a unary step) into `out`: allocated here (x's dims), or when `in_place`,
+// out is x or an operand (float, x's dims) and its buffer takes the result
+// (each block's elements are read before its last step writes them).
+// False, with nothing written, when the chain does not apply: a tensor not
+// float, an operand that is neither a single value (of rank at most x's)
+// nor of x's dims, or the fast paths off.
+bool run(const Chain& c, const Tensor& x, std::span<const Tensor* const> others, Tensor& out,
+         bool in_place = false);
 
 }  // namespace oxs::eval::elementwise_chain
