@@ -213,6 +213,24 @@ TEST_F(ConvWinograd, StaysWithinTheBoundAt512ChannelsOverSeveralBlocks) {
   expect_same_bits(wino, run_case(c, mw, Tail::None, ConvWinogradMode::On, 2, x, {}));
 }
 
+// One block of tiles (14x14 and 7x7 outputs, as resnet's late 3x3 convs):
+// its output channels' panels are split over the threads (5 panels, so the
+// parts are uneven), with the bias, residual and Relu of each part's rows.
+TEST_F(ConvWinograd, OneBlockSplitByChannelsGivesTheBitsOfOneThread) {
+  for (const Case& c : {Case{"14x14", {1, 24, 14, 14}, 40, {1, 1, 1, 1}, ""},
+                        Case{"7x7", {1, 32, 7, 7}, 36, {1, 1, 1, 1}, ""}}) {
+    SCOPED_TRACE(c.name);
+    const Tensor x = random_tensor(c.x, 21);
+    const Model mw = weights(c, true);
+    const Tensor res = random_tensor({1, c.m, c.x[2], c.x[3]}, 22);
+    const Tensor one = run_case(c, mw, Tail::AddRelu, ConvWinogradMode::On, 1, x, res);
+    EXPECT_LE(relative_error(one, reference(c, mw, Tail::AddRelu, x, res)), kRelativeBound);
+    for (int threads : {2, 3}) {
+      expect_same_bits(one, run_case(c, mw, Tail::AddRelu, ConvWinogradMode::On, threads, x, res));
+    }
+  }
+}
+
 // An Inf or NaN in X or W: Winograd's transforms would mix it into outputs
 // the direct sums keep finite (Inf - Inf), and Relu would then turn such a
 // NaN into 0 where the reference gives Inf. Such a conv takes the direct

@@ -7,6 +7,7 @@
 #include <array>
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <random>
 #include <vector>
 
@@ -215,6 +216,66 @@ TEST(SgemmPacking, TwoThreadsGiveTheBitsOfOne) {
                    two.data(), ldc);
     }
     for (size_t x = 0; x < one.size(); ++x) ASSERT_EQ(bits(one[x]), bits(two[x])) << x;
+  }
+}
+
+// B [k, n] row-major (ldb) as a RowSource, as Conv's im2col rows are.
+struct MatrixRows {
+  const float* b;
+  int64_t ldb;
+  static void fill(const void* self, int64_t p0, int64_t rows, int64_t j0, int64_t len, float* dst,
+                   int64_t stride, int64_t row_step) {
+    const auto* s = static_cast<const MatrixRows*>(self);
+    for (int64_t i = 0; i < rows; ++i)
+      for (int64_t q = 0; q < len; ++q)
+        dst[i * row_step + (q / 32) * stride + q % 32] = s->b[(p0 + i) * s->ldb + j0 + q];
+  }
+};
+
+// Every entry point at one and at two threads, on a tall C (split by rows:
+// B packed once and shared) and a wide one (split by columns: a transposed
+// or scaled A packed once and shared): the same bits.
+TEST(SgemmPacking, EveryOperandKindGivesTheSameBitsAtTwoThreads) {
+  if (!sgemm_avx512_supported()) GTEST_SKIP() << "this CPU has no AVX-512F";
+  ThreadPool pool(2);
+  for (auto [m, n, k] : std::vector<std::array<int64_t, 3>>{{301, 45, 530}, {45, 301, 530}}) {
+    const int64_t ld = std::max(m, std::max(n, k)) + 3, ldc = n + 5;
+    std::vector<float> a = random_floats(size_t(ld * ld), 11),
+                       b = random_floats(size_t(ld * ld), 12);
+    std::vector<float> bias = random_floats(size_t(m), 13),
+                       res = random_floats(size_t(m * ldc), 14);
+    const GemmEpilogue ep{res.data(), true, ldc};
+    const auto packed_b = sgemm_avx512_pack_b(false, k, n, b.data(), ld);
+    const auto packed_a = sgemm_avx512_pack_a(m, k, a.data(), ld);
+    const MatrixRows src{b.data(), ld};
+    const RowSource rows{&src, &MatrixRows::fill};
+    std::vector<std::function<void(float*)>> calls;
+    for (bool ta : {false, true})
+      for (bool tb : {false, true})
+        for (float alpha : {1.0f, 0.5f})
+          calls.push_back([&, ta, tb, alpha](float* c) {
+            sgemm_avx512(ta, tb, m, n, k, alpha, a.data(), ld, b.data(), ld, 1.0f, c, ldc);
+          });
+    calls.push_back([&](float* c) {
+      sgemm_avx512_packed(true, m, 2.0f, a.data(), ld, *packed_b, 0.0f, c, ldc, &ep);
+    });
+    calls.push_back(
+        [&](float* c) { sgemm_avx512_rows(m, n, k, a.data(), ld, rows, 1.0f, c, ldc); });
+    calls.push_back(
+        [&](float* c) { sgemm_avx512_rows_packed(*packed_a, n, rows, c, ldc, bias.data(), &ep); });
+    calls.push_back([&](float* c) {
+      sgemm_avx512_packed_a(*packed_a, n, b.data(), ld, c, ldc, bias.data(), &ep);
+    });
+    for (size_t i = 0; i < calls.size(); ++i) {
+      SCOPED_TRACE(::testing::Message() << "m=" << m << " n=" << n << " call " << i);
+      std::vector<float> one = random_floats(size_t(m * ldc), 15), two = one;
+      calls[i](one.data());
+      {
+        ScopedThreadPool scope(&pool);
+        calls[i](two.data());
+      }
+      for (size_t x = 0; x < one.size(); ++x) ASSERT_EQ(bits(one[x]), bits(two[x])) << x;
+    }
   }
 }
 

@@ -219,16 +219,18 @@ __attribute__((target("avx512f"))) inline void store_run(float* dst, const Run& 
   }
 }
 
-// V[xi][c][col + q] = (B^T d B)[xi] of the run's tiles.
+// V[xi][c][col + q] = (B^T d B)[xi] of the run's tiles, for channels
+// [c0, c1) of cg.
 __attribute__((target("avx512f"))) void input_transform(const float* xp, const Plan& p, int64_t cg,
-                                                        const Run& run, float* v) {
+                                                        int64_t c0, int64_t c1, const Run& run,
+                                                        float* v) {
   const __m512i even = _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
   const __m512i odd = _mm512_set_epi32(31, 29, 27, 25, 23, 21, 19, 17, 15, 13, 11, 9, 7, 5, 3, 1);
   const int64_t plane = p.ph * p.pw, vs = cg * p.ldv;
   // The second half of each 32-column window: the next 16 columns, or the
   // next tile row's first columns.
   const int64_t second = run.two_rows ? 2 * p.pw - 2 * run.tx : 16;
-  for (int64_t c = 0; c < cg; ++c) {
+  for (int64_t c = c0; c < c1; ++c) {
     const float* base = xp + c * plane + 2 * run.ty * p.pw + 2 * run.tx;
     __m512 t[4][4];  // B^T d, built row by row of d
     __m512 d[4][4];
@@ -280,11 +282,11 @@ __attribute__((target("avx512f"))) void product_tile(int64_t cg, const float* up
   }
 }
 
-// Y's tiles of the run, output channels [0, m), from the products
+// Y's tiles of the run, output channels [i0, i1), from the products
 // mm[xi][i][col + q]: A^T M A + bias, + residual, the activation; masked to the
 // output's extent.
 __attribute__((target("avx512f"))) void output_transform(const float* mm, const Plan& p,
-                                                         const Geom3& g, int64_t m,
+                                                         const Geom3& g, int64_t i0, int64_t i1,
                                                          const float* bias, const float* residual,
                                                          fast::TailAct act, const Run& run,
                                                          float* y) {
@@ -314,7 +316,7 @@ __attribute__((target("avx512f"))) void output_transform(const float* mm, const 
   const bool prefix = run.prefix();
   const __mmask16 sel = run.lanes();
   const int64_t ms = p.m_pad * p.ldv;
-  for (int64_t i = 0; i < m; ++i) {
+  for (int64_t i = i0; i < i1; ++i) {
     const float* mi = mm + i * p.ldv + run.col;
     __m512 s[2][4];  // A^T M
     for (int j = 0; j < 4; ++j) {
@@ -419,32 +421,54 @@ bool conv_winograd_avx512(const float* x, const float* w, int64_t cg, int64_t m,
   const size_t vn = size_t(16 * cg * p.ldv), mn = size_t(16 * p.m_pad * p.ldv);
   constexpr decltype(&product_tile<1>) kernels[3] = {product_tile<1>, product_tile<2>,
                                                      product_tile<3>};
-  parallel_for(
-      blocks, 32.0 * double(p.block) * double(m) * double(cg), [&](int64_t b0, int64_t b1) {
-        float* v = aligned_scratch<1>(vn + mn + kSlack);
-        float* mm = v + vn;
-        for (int64_t b = b0; b < b1; ++b) {
-          const int64_t t0 = b * p.block, t1 = std::min(p.tiles, t0 + p.block);
-          for_each_run(p, t0, t1, [&](const Run& run) { input_transform(xp, p, cg, run, v); });
-          const int64_t nv = (t1 - t0 + 15) / 16;
-          for (int64_t xi = 0; xi < 16; ++xi) {
-            const float* vx = v + xi * cg * p.ldv;
-            for (int64_t pi = 0; pi < panels; ++pi) {
-              const float* up = u + (xi * panels + pi) * cg * MR;
-              float* out = mm + (xi * p.m_pad + pi * MR) * p.ldv;
-              for (int64_t j = 0; j < nv;) {
-                // Groups of 3 vectors; 4 left are 2 + 2 (1 alone is the slowest).
-                const int ns = nv - j == 4 ? 2 : int(std::min<int64_t>(3, nv - j));
-                kernels[ns - 1](cg, up, vx + 16 * j, p.ldv, out + 16 * j);
-                j += ns;
-              }
-            }
-          }
-          for_each_run(p, t0, t1, [&](const Run& run) {
-            output_transform(mm, p, g, m, bias, residual, act, run, y);
-          });
+  // The products of tiles [t0, t1) (transformed in v) for the panels [pi0,
+  // pi1) of output channels, into mm, then those channels' outputs.
+  auto products = [&](const float* v, float* mm, int64_t t0, int64_t t1, int64_t pi0, int64_t pi1) {
+    const int64_t nv = (t1 - t0 + 15) / 16;
+    for (int64_t xi = 0; xi < 16; ++xi) {
+      const float* vx = v + xi * cg * p.ldv;
+      for (int64_t pi = pi0; pi < pi1; ++pi) {
+        const float* up = u + (xi * panels + pi) * cg * MR;
+        float* out = mm + (xi * p.m_pad + pi * MR) * p.ldv;
+        for (int64_t j = 0; j < nv;) {
+          // Groups of 3 vectors; 4 left are 2 + 2 (1 alone is the slowest).
+          const int ns = nv - j == 4 ? 2 : int(std::min<int64_t>(3, nv - j));
+          kernels[ns - 1](cg, up, vx + 16 * j, p.ldv, out + 16 * j);
+          j += ns;
         }
-      });
+      }
+    }
+    const int64_t i0 = pi0 * MR, i1 = std::min(m, pi1 * MR);
+    for_each_run(p, t0, t1, [&](const Run& run) {
+      output_transform(mm, p, g, i0, i1, bias, residual, act, run, y);
+    });
+  };
+  const double block_cost = 32.0 * double(p.block) * double(m) * double(cg);
+  const int threads = parallel_threads(blocks * panels, block_cost / double(panels));
+  if (threads <= 1 || blocks >= 4 * threads) {  // blocks split over the threads
+    parallel_for(blocks, block_cost, [&](int64_t b0, int64_t b1) {
+      float* v = aligned_scratch<1>(vn + mn + kSlack);
+      for (int64_t b = b0; b < b1; ++b) {
+        const int64_t t0 = b * p.block, t1 = std::min(p.tiles, t0 + p.block);
+        for_each_run(p, t0, t1, [&](const Run& run) { input_transform(xp, p, cg, 0, cg, run, v); });
+        products(v, v + vn, t0, t1, 0, panels);
+      }
+    });
+    return true;
+  }
+  // Few blocks (a 14x14 or 7x7 output is one): each block's input is
+  // transformed by the threads together (split by channels), then its
+  // output channels' panels are split.
+  float* vs = aligned_scratch<2>(vn + kSlack);
+  for (int64_t b = 0; b < blocks; ++b) {
+    const int64_t t0 = b * p.block, t1 = std::min(p.tiles, t0 + p.block);
+    parallel_for(cg, 64.0 * double(t1 - t0), [&](int64_t c0, int64_t c1) {
+      for_each_run(p, t0, t1, [&](const Run& run) { input_transform(xp, p, cg, c0, c1, run, vs); });
+    });
+    parallel_for(panels, block_cost / double(panels), [&](int64_t pi0, int64_t pi1) {
+      products(vs, aligned_scratch<1>(vn + mn + kSlack) + vn, t0, t1, pi0, pi1);
+    });
+  }
   return true;
 }
 

@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <type_traits>
 
 #include "oxs/eval/fast/shuffles.h"
 #include "oxs/eval/math/gemm.h"
@@ -258,12 +259,14 @@ struct MatrixB {
 // A B packed once (sgemm_avx512_pack_b): depth block pc holds all columns as
 // panels of NR, panel p at data + pc * n_pad + p * NR * kc, so any column
 // offset that is a multiple of NR is a pointer into it.
+// (Also a B packed per call in that layout, shared by the threads.)
 struct PrepackedB {
-  const PackedB& packed;
+  const float* data;
+  int64_t n_pad;
   int64_t j_base = 0;
-  PrepackedB from_column(int64_t j0) const { return {packed, j_base + j0}; }
+  PrepackedB from_column(int64_t j0) const { return {data, n_pad, j_base + j0}; }
   const float* pack(int64_t p0, int64_t kc, int64_t j0, int64_t, float*) const {
-    return packed.data.get() + p0 * packed.n_pad + (j_base + j0) * kc;
+    return data + p0 * n_pad + (j_base + j0) * kc;
   }
 };
 
@@ -443,10 +446,29 @@ void blocked(int64_t m, int64_t n, int64_t k, const ARows& A, const PackB& pb, f
   }
 }
 
+// A buffer of at least n floats, 64-byte aligned, kept by the calling
+// thread for operands packed once and read by all threads of a loop.
+float* shared_pack_buffer(int which, int64_t n) {
+  thread_local std::unique_ptr<float, FreeDeleter> bufs[2];
+  thread_local int64_t sizes[2] = {0, 0};
+  if (sizes[which] < n) {
+    bufs[which].reset();
+    void* p = std::aligned_alloc(64, size_t((n + 15) / 16 * 16) * sizeof(float));
+    if (!p) throw std::bad_alloc();
+    bufs[which].reset(static_cast<float*>(p));
+    sizes[which] = n;
+  }
+  return bufs[which].get();
+}
+
 // `blocked` split over the current thread pool: by panels of NR columns when
-// C is at least as wide as tall, else by panels of MR rows. Every element of
-// C is computed by one thread with the same depth blocks in the same order,
-// so the result does not depend on the thread count.
+// C is at least as wide as tall, else by panels of MR rows, a few ranges of
+// panels per thread. An operand every range would pack whole (all of B for
+// rows, all of A for columns) is packed once first, by the threads together
+// over its depth blocks, and read by all. Every element of C is computed by
+// one thread with the same depth blocks in the same order and the same
+// packed values, so the result depends neither on the thread count nor on
+// the split.
 template <class PackB>
 void blocked_parallel(int64_t m, int64_t n, int64_t k, const ARows& A, const PackB& pb, float beta,
                       float* c, int64_t ldc, const GemmEpilogue* ep = nullptr) {
@@ -457,19 +479,55 @@ void blocked_parallel(int64_t m, int64_t n, int64_t k, const ARows& A, const Pac
     return e;
   };
   const double flops = 2.0 * double(m) * double(n) * double(k);
+  const int64_t blocks = (k + KC - 1) / KC;
   if (n >= m) {
     const int64_t panels = (n + NR - 1) / NR;
-    parallel_for(panels, flops / double(panels), [&](int64_t p0, int64_t p1) {
+    const double cost = flops / double(panels);
+    // An A that each range would pack whole (transposed or scaled), as
+    // blocked does when it is small: packed once, in the column layout.
+    const int64_t m_pad = (m + MR - 1) / MR * MR;
+    if (!A.pre && (A.ta || A.alpha != 1) && m_pad * k <= kPackOnce &&
+        parallel_threads(panels, cost) > 1) {
+      auto packed = std::make_shared<PackedA>();
+      packed->m = m;
+      packed->k = k;
+      packed->m_pad = m_pad;
+      float* buf = shared_pack_buffer(0, m_pad * k);
+      packed->data = std::shared_ptr<float>(std::shared_ptr<float>(), buf);  // not owned
+      parallel_for(blocks, double(m) * double(KC), [&](int64_t b0, int64_t b1) {
+        for (int64_t pc = b0 * KC; pc < std::min(k, b1 * KC); pc += KC) {
+          pack_a_columns(A.ta, A.a, A.lda, 0, m, pc, std::min(KC, k - pc), A.alpha,
+                         buf + pc * m_pad);
+        }
+      });
+      ARows pre{false, nullptr, 0, 1.0f, packed.get(), 0, A.row_bias};
+      return blocked_parallel(m, n, k, pre, pb, beta, c, ldc, ep);
+    }
+    parallel_for(panels, cost, [&](int64_t p0, int64_t p1) {
       const int64_t j0 = p0 * NR, j1 = std::min(n, p1 * NR);
       blocked(m, j1 - j0, k, A, pb.from_column(j0), beta, c + j0, ldc, ep_at(0, j0));
     });
-  } else {
-    const int64_t panels = (m + MR - 1) / MR;
-    parallel_for(panels, flops / double(panels), [&](int64_t p0, int64_t p1) {
-      const int64_t i0 = p0 * MR, i1 = std::min(m, p1 * MR);
-      blocked(i1 - i0, n, k, A.from_row(i0), pb, beta, c + i0 * ldc, ldc, ep_at(i0, 0));
-    });
+    return;
   }
+  const int64_t panels = (m + MR - 1) / MR;
+  const double cost = flops / double(panels);
+  if constexpr (!std::is_same_v<PackB, PrepackedB>) {
+    // Each range would pack all of B: packed once instead (when small).
+    const int64_t n_pad = (n + NR - 1) / NR * NR;
+    if (k * n_pad <= kPackOnce && parallel_threads(panels, cost) > 1) {
+      float* buf = shared_pack_buffer(1, k * n_pad);
+      parallel_for(blocks, double(n) * double(KC), [&](int64_t b0, int64_t b1) {
+        for (int64_t pc = b0 * KC; pc < std::min(k, b1 * KC); pc += KC) {
+          pb.pack(pc, std::min(KC, k - pc), 0, n, buf + pc * n_pad);
+        }
+      });
+      return blocked_parallel(m, n, k, A, PrepackedB{buf, n_pad}, beta, c, ldc, ep);
+    }
+  }
+  parallel_for(panels, cost, [&](int64_t p0, int64_t p1) {
+    const int64_t i0 = p0 * MR, i1 = std::min(m, p1 * MR);
+    blocked(i1 - i0, n, k, A.from_row(i0), pb, beta, c + i0 * ldc, ldc, ep_at(i0, 0));
+  });
 }
 
 // A 64-byte-aligned array of n floats (at least one), for packed operands.
@@ -551,7 +609,8 @@ void sgemm_avx512_packed(bool ta, int64_t m, float alpha, const float* a, int64_
     if (k <= 0) return apply_epilogue(m, n, c, ldc, ep);
     beta = 1;
   }
-  blocked_parallel(m, n, k, ARows{ta, a, lda, alpha}, PrepackedB{b}, beta, c, ldc, ep);
+  blocked_parallel(m, n, k, ARows{ta, a, lda, alpha}, PrepackedB{b.data.get(), b.n_pad}, beta, c,
+                   ldc, ep);
 }
 
 void sgemm_avx512_rows(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda,

@@ -5,18 +5,28 @@
 // The pool is reached through current_thread_pool(), set for the duration of
 // Session::run (as the run limits are), so kernels need no extra argument.
 //
+// Scheduling: a loop's tasks are dealt out in contiguous shares, one per
+// thread (the caller's first); each thread takes its own share from the
+// front and, when it is done, takes what is left of the others' from their
+// back. So a thread that wakes late (or shares its core with another
+// process) does less, and consecutive loops of the same shape give each
+// thread the same part of the data when all are on time. Waiting threads
+// spin for a few tens of microseconds (the next loop usually follows soon)
+// before they sleep.
+//
 // Determinism: parallel_for splits [0, n) into contiguous ranges and every
 // index is processed by exactly one thread with the same code as a
 // single-threaded run. Kernels that parallelise only over independent output
 // elements (each computed whole by one thread) therefore give bit-identical
-// results at any thread count. Loops inside a worker (nested parallelism)
-// run on that worker alone.
+// results at any thread count and any split. Loops inside a task (nested
+// parallelism) run on that task's thread alone.
 #pragma once
 
-#include <condition_variable>
+#include <atomic>
 #include <cstdint>
 #include <exception>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -36,7 +46,8 @@ class ThreadPool {
   // Calls fn(t) for t in [0, tasks), spread over the threads (the caller
   // included); returns when all calls have returned. The first exception
   // thrown by a call is rethrown here (the other tasks still run). When
-  // another thread is using the pool, the caller runs all tasks itself.
+  // another thread is using the pool, or the caller is inside one of the
+  // pool's tasks, the caller runs all tasks itself.
   void run(int64_t tasks, const std::function<void(int64_t)>& fn);
 
   // A process-wide pool of `threads` threads, created on first use and kept
@@ -45,20 +56,29 @@ class ThreadPool {
   static ThreadPool& shared(int threads);
 
  private:
-  void worker_loop();
-  void work_on_current_job();
+  // Thread `self`'s share of the current loop's tasks, [begin, end) packed
+  // in one word (begin low) so its owner (front) and others (back) can
+  // take tasks with one compare-and-swap; a cache line each.
+  struct alignas(64) Share {
+    std::atomic<uint64_t> range{0};
+  };
+
+  void worker_loop(int self);
+  // Runs tasks of the current loop until none is left to take.
+  void work(int self);
+  bool take(int self, int64_t& task);
+  void finish_task(std::exception_ptr err);
 
   std::vector<std::thread> workers_;
+  std::unique_ptr<Share[]> shares_;
   std::mutex busy_;  // held by the thread whose loop the pool runs
-  std::mutex mu_;
-  std::condition_variable wake_;
-  std::condition_variable done_;
   const std::function<void(int64_t)>* fn_ = nullptr;
-  int64_t tasks_ = 0;
-  int64_t next_ = 0;      // next task to claim (under mu_)
-  int64_t finished_ = 0;  // tasks done (under mu_)
-  uint64_t generation_ = 0;
-  bool stop_ = false;
+  alignas(64) std::atomic<uint32_t> generation_{0};  // bumped per loop (futex word)
+  std::atomic<int> sleepers_{0};                     // workers asleep on generation_
+  std::atomic<bool> stop_{false};
+  alignas(64) std::atomic<uint32_t> unfinished_{0};  // tasks not yet returned (futex word)
+  std::atomic<bool> caller_asleep_{false};
+  std::mutex error_mu_;
   std::exception_ptr error_;
 };
 
@@ -66,7 +86,7 @@ class ThreadPool {
 int hardware_threads();
 
 // The pool of the session running on this thread, or null (one thread; also
-// inside a pool's workers).
+// inside a pool's tasks).
 ThreadPool* current_thread_pool();
 
 // Makes `pool` current on this thread for its lifetime.
@@ -86,9 +106,9 @@ class ScopedThreadPool {
 // thread.
 int parallel_threads(int64_t n, double cost);
 
-// Calls fn(begin, end) over contiguous ranges covering [0, n): one range per
-// thread of the current pool when the loop is worth splitting (see
-// parallel_threads), else fn(0, n) on this thread.
+// Calls fn(begin, end) over contiguous ranges covering [0, n): a few ranges
+// per thread of the current pool (for balance) when the loop is worth
+// splitting (see parallel_threads), else fn(0, n) on this thread.
 void parallel_for(int64_t n, double cost, const std::function<void(int64_t, int64_t)>& fn);
 
 }  // namespace oxs::eval
