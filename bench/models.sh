@@ -64,8 +64,8 @@ cpu_and_wall() {
 }
 min_col() { sort -g -k"$1" | head -1 | awk -v c="$1" '{print $c}'; }
 
-oxs_cmd() {
-  "$OXS" run "$DIR/$1.onnx" -i input="$DIR/$1_in/input.npy" -q --threads "$THREADS" \
+oxs_cmd() {  # MODEL RUNS [THREADS]
+  "$OXS" run "$DIR/$1.onnx" -i input="$DIR/$1_in/input.npy" -q --threads "${3:-$THREADS}" \
     --repeat "$2" -o "$OUT/$1_oxs"
 }
 ort_cmd() { node "$ORT" "$DIR/$1.onnx" "$DIR/$1_in" "$OUT/$1_ort" "$2"; }
@@ -73,17 +73,22 @@ export -f oxs_cmd ort_cmd
 export OXS DIR OUT ORT THREADS
 
 # measure MODEL: prints "OXS_CPU_MS OXS_WALL_MS ORT_CPU_MS ORT_WALL_MS" of one
-# run. The two runtimes alternate within each of the REPS rounds: the
+# run, and with THREADS > 1 then oxs's "CPU_MS WALL_MS" with one thread (the
+# thread pool's speedup). The two runtimes alternate within each of the REPS rounds: the
 # machine's speed drifts (shared caches, other guests), and measuring one
 # runtime's rounds before the other's would give the drift to one of them.
 measure() {
-  local ob=() of=() tb=() tf=() r n
+  local ob=() of=() tb=() tf=() sb=() sf=() r n
   n=$(repeat_of "$1")
   for ((r = 0; r < REPS; r++)); do
     ob+=("$(cpu_and_wall oxs_cmd "$1" 1)")
     of+=("$(cpu_and_wall oxs_cmd "$1" $((n + 1)))")
     tb+=("$(cpu_and_wall ort_cmd "$1" 0)")
     tf+=("$(cpu_and_wall ort_cmd "$1" "$n")")
+    if [ "$THREADS" -gt 1 ]; then
+      sb+=("$(cpu_and_wall oxs_cmd "$1" 1 1)")
+      sf+=("$(cpu_and_wall oxs_cmd "$1" $((n + 1)) 1)")
+    fi
   done
   per_run() {  # least of base and of full: CPU and wall ms of one run
     local base=$1 full=$2
@@ -91,7 +96,11 @@ measure() {
       -v bw="$(printf '%s\n' "${!base}" | min_col 2)" -v fw="$(printf '%s\n' "${!full}" | min_col 2)" \
       -v n="$n" 'BEGIN{printf "%.1f %.1f", 1000 * (fc - bc) / n, 1000 * (fw - bw) / n}'
   }
-  echo "$(per_run 'ob[@]' 'of[@]') $(per_run 'tb[@]' 'tf[@]')"
+  if [ "$THREADS" -gt 1 ]; then
+    echo "$(per_run 'ob[@]' 'of[@]') $(per_run 'tb[@]' 'tf[@]') $(per_run 'sb[@]' 'sf[@]')"
+  else
+    echo "$(per_run 'ob[@]' 'of[@]') $(per_run 'tb[@]' 'tf[@]')"
+  fi
 }
 
 section=$(mktemp)
@@ -118,18 +127,19 @@ profiles=$(mktemp)
   echo "Least of $REPS such measurements, the two runtimes alternating. \`rel. diff\` is max|oxs - ORT| / max|ORT| over the output."
   echo
   if [ "$THREADS" -gt 1 ]; then
-    echo "| model | N | oxs CPU ms/run | oxs wall ms/run | ORT CPU ms/run | ORT wall ms/run | oxs / ORT (wall) | rel. diff |"
-    echo "|---|---:|---:|---:|---:|---:|---:|---:|"
+    echo "| model | N | oxs CPU ms/run | oxs wall ms/run | ORT CPU ms/run | ORT wall ms/run | oxs / ORT (wall) | oxs 1-thread wall ms/run | oxs speedup ($THREADS threads, wall) | rel. diff |"
+    echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
   else
     echo "| model | N | oxs CPU ms/run | ORT CPU ms/run | oxs / ORT | within 1.5x | rel. diff |"
     echo "|---|---:|---:|---:|---:|---|---:|"
   fi
   for m in $MODELS; do
-    read -r oc ow tc tw < <(measure "$m")
+    read -r oc ow tc tw _ sw < <(measure "$m")
     diff=$(/usr/bin/python3 -c "import numpy as np; a = np.load('$OUT/${m}_oxs/output.npy'); b = np.load('$OUT/${m}_ort/0.npy'); print('%.2g' % (float(np.abs(a - b).max()) / float(np.abs(b).max())))")
     if [ "$THREADS" -gt 1 ]; then
-      printf '| %s | %s | %s | %s | %s | %s | %.2f | %s |\n' "$m" "$(repeat_of "$m")" "$oc" "$ow" "$tc" "$tw" \
-        "$(awk "BEGIN{print $ow / $tw}")" "$diff"
+      printf '| %s | %s | %s | %s | %s | %s | %.2f | %s | %.2fx | %s |\n' "$m" "$(repeat_of "$m")" \
+        "$oc" "$ow" "$tc" "$tw" "$(awk "BEGIN{print $ow / $tw}")" "$sw" \
+        "$(awk "BEGIN{print $sw / $ow}")" "$diff"
     else
       ratio=$(awk "BEGIN{printf \"%.2f\", $oc / $tc}")
       printf '| %s | %s | %s | %s | %s | %s | %s |\n' "$m" "$(repeat_of "$m")" "$oc" "$tc" "$ratio" \
