@@ -5,18 +5,32 @@ BUILD ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps configure build demo test test-asan fuzz bench format clean python
+.PHONY: all deps configure build demo test test-asan fuzz bench format clean python print-python
+
+# The project venv's Python (scripts/install-deps makes it; outside the
+# checkout, shared by every clone): the module is built for it and every
+# Python test and benchmark runs under it.
+PYTHON := $(shell ./scripts/install-deps --print-python)
+# ccache keys on paths relative to the checkout, so another clone (CI's, a
+# worktree) reuses this one's objects.
+export CCACHE_BASEDIR := $(CURDIR)
 
 all: build
 
 deps:
 	@./scripts/install-deps
 
+print-python:
+	@echo $(PYTHON)
+
 # ccache (installed by scripts/install-deps) makes rebuilds of a fresh clone cheap.
 CCACHE_FLAG = $(if $(shell command -v ccache),-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 
-$(BUILD)/build.ninja: CMakeLists.txt | deps
-	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release $(CCACHE_FLAG) $(CMAKE_FLAGS)
+# Configured again when the venv changes (a new requirements file), so the
+# module is always built for the Python the tests run.
+$(BUILD)/build.ninja: CMakeLists.txt python/requirements.txt | deps
+	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release -DOXS_PYTHON=$(PYTHON) \
+	  $(CCACHE_FLAG) $(CMAKE_FLAGS)
 
 configure: deps $(BUILD)/build.ninja
 
@@ -25,12 +39,12 @@ build: configure
 
 demo: configure
 	cmake --build $(BUILD) -j $(JOBS) --target oxs oxs_python oxs_torch_aten_library
-	./scripts/demo $(BUILD)/oxs
+	OXS_PYTHON=$(PYTHON) ./scripts/demo $(BUILD)/oxs
 
 # The Python package, importable from $(BUILD)/python (see README, "Python").
 python: configure
 	cmake --build $(BUILD) -j $(JOBS) --target oxs_python
-	@echo "oxs package built: PYTHONPATH=$(abspath $(BUILD))/python /usr/bin/python3 -c 'import oxs'"
+	@echo "oxs package built: PYTHONPATH=$(abspath $(BUILD))/python $(PYTHON) -c 'import oxs'"
 
 # `make test ROOM=eval` runs one room's tests (its ctest label).
 test: build
@@ -50,7 +64,8 @@ ASAN_ENV = ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 test-asan: deps
 	cmake -S . -B $(ASAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release \
 	  "-DCMAKE_CXX_FLAGS_RELEASE=-O1 -DNDEBUG" \
-	  -DOXS_SANITIZE=address,undefined -DOXS_BUILD_BENCH=OFF $(CCACHE_FLAG) $(CMAKE_FLAGS)
+	  -DOXS_SANITIZE=address,undefined -DOXS_BUILD_BENCH=OFF -DOXS_PYTHON=$(PYTHON) \
+	  $(CCACHE_FLAG) $(CMAKE_FLAGS)
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
 	cd $(ASAN_BUILD) && $(ASAN_ENV) ctest --output-on-failure -j $(JOBS)
 

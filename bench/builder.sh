@@ -8,6 +8,7 @@
 #   usage: bench/builder.sh [BUILD_DIR]   (default: build)
 #   env:   REPS (default 3; the run with the least build CPU time is reported), OUT
 set -euo pipefail
+PY="${OXS_PYTHON:-$("$(dirname "$0")"/../scripts/install-deps --print-python)}"
 cd "$(dirname "$0")/.."
 BUILD=${1:-build}
 BIN=$BUILD/bench/oxs_builder_bench
@@ -75,5 +76,5 @@ section=$(mktemp)
 } > "$section"
 
 cat "$section"
-/usr/bin/python3 bench/replace_section.py "$RESULTS" "$section" builder
+"$PY" bench/replace_section.py "$RESULTS" "$section" builder
 rm -f "$section"

@@ -15,7 +15,7 @@ cd "$(dirname "$0")/.."
 BUILD=${1:-build}
 BIN=$BUILD/bench/oxs_compile_bench
 OXS=$BUILD/oxs
-PY=/usr/bin/python3
+PY="${OXS_PYTHON:-$("$(dirname "$0")"/../scripts/install-deps --print-python)}"
 REPS=${REPS:-5}
 # shellcheck source=bench/scratch.sh
 . bench/scratch.sh  # (the working folder is the repository root)
@@ -80,5 +80,5 @@ done
 } >> "$section"
 cat "$section"
 
-/usr/bin/python3 bench/replace_section.py "$RESULTS" "$section" compiler
+"$PY" bench/replace_section.py "$RESULTS" "$section" compiler
 rm -f "$section"

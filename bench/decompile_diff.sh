@@ -12,7 +12,7 @@ cd "$(dirname "$0")/.."
 BUILD=${1:-build}
 BIN=$BUILD/bench/oxs_decompile_diff_bench
 OXS=$BUILD/oxs
-PY=/usr/bin/python3
+PY="${OXS_PYTHON:-$("$(dirname "$0")"/../scripts/install-deps --print-python)}"
 # shellcheck source=bench/scratch.sh
 . bench/scratch.sh  # (the working folder is the repository root)
 scratch_dir oxs_decompile_diff_bench

@@ -9,7 +9,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${1:-build}
-PY=/usr/bin/python3
+PY="${OXS_PYTHON:-$("$(dirname "$0")"/../scripts/install-deps --print-python)}"
 RESULTS=bench/RESULTS.md
 [ -f "$BUILD/python/oxs/torch/__init__.py" ] || { echo "build the package first: cmake --build $BUILD --target oxs_python" >&2; exit 1; }
 export PYTHONPATH="$BUILD/python" PYTHONDONTWRITEBYTECODE=1

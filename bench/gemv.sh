@@ -14,6 +14,7 @@
 #   env:   REPS (default 5), REPEAT (calls per round, default 30), BASE,
 #          BASE_NAME (what BASE is, for the text; default its path)
 set -euo pipefail
+PY="${OXS_PYTHON:-$("$(dirname "$0")"/../scripts/install-deps --print-python)}"
 cd "$(dirname "$0")/.."
 BUILD=${1:-build}
 BIN=$BUILD/bench/oxs_gemv_bench
@@ -82,5 +83,5 @@ section=$(mktemp)
   echo
 } > "$section"
 cat "$section"
-/usr/bin/python3 bench/replace_section.py "$RESULTS" "$section" gemv
+"$PY" bench/replace_section.py "$RESULTS" "$section" gemv
 rm -f "$section"

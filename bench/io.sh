@@ -11,7 +11,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${1:-build}
 BIN=$BUILD/bench/oxs_io_bench
-PY=/usr/bin/python3
+PY="${OXS_PYTHON:-$("$(dirname "$0")"/../scripts/install-deps --print-python)}"
 REPS=${REPS:-3}
 # shellcheck source=bench/scratch.sh
 . bench/scratch.sh  # (the working folder is the repository root)
@@ -128,5 +128,5 @@ rm -rf "$OUT"
 
 cat "$section"
 # Replace the section between the markers (or append it).
-/usr/bin/python3 bench/replace_section.py "$RESULTS" "$section" model-io
+"$PY" bench/replace_section.py "$RESULTS" "$section" model-io
 rm -f "$section"

@@ -20,6 +20,7 @@
 #          /usr/bin/time's 10 ms steps stay below 1%), REPS (default 2; the least time is kept),
 #          MODELS (default: all four), THREADS (default 1), OUT
 set -euo pipefail
+PY="${OXS_PYTHON:-$("$(dirname "$0")"/../scripts/install-deps --print-python)}"
 cd "$(dirname "$0")/.."
 BUILD=${1:-build}
 OXS=$BUILD/oxs
@@ -45,12 +46,12 @@ DIR=$BUILD/bench-models
 . bench/scratch.sh  # (the working folder is the repository root)
 scratch_dir oxs_models_bench
 RESULTS=bench/RESULTS.md
-ORT=tests/eval/ort/run_ort.js
+ORT=tests/eval/ort/run_ort.py
 [ -x "$OXS" ] || { echo "build $OXS first: cmake --build $BUILD --target oxs" >&2; exit 1; }
-[ -d tests/eval/ort/node_modules/onnxruntime-node ] || { echo "onnxruntime-node missing: run scripts/install-deps" >&2; exit 1; }
-/usr/bin/python3 -c 'import torchvision' 2>/dev/null || { echo "python3-torchvision missing: run scripts/install-deps" >&2; exit 1; }
+"$PY" -c "import onnxruntime" || { echo "onnxruntime missing from $PY: run scripts/install-deps" >&2; exit 1; }
+"$PY" -c 'import torchvision' 2>/dev/null || { echo "torchvision missing from $PY: run scripts/install-deps" >&2; exit 1; }
 # shellcheck disable=SC2086
-/usr/bin/python3 -W ignore bench/models_gen.py "$DIR" $MODELS > /dev/null
+"$PY" -W ignore bench/models_gen.py "$DIR" $MODELS > /dev/null
 export OPENBLAS_NUM_THREADS=$THREADS ORT_THREADS=$THREADS
 
 # cpu_and_wall FUNCTION ARGS...: prints "CPU_SECONDS WALL_SECONDS" of the
@@ -68,7 +69,7 @@ oxs_cmd() {  # MODEL RUNS [THREADS]
   "$OXS" run "$DIR/$1.onnx" -i input="$DIR/$1_in/input.npy" -q --threads "${3:-$THREADS}" \
     --repeat "$2" -o "$OUT/$1_oxs"
 }
-ort_cmd() { node "$ORT" "$DIR/$1.onnx" "$DIR/$1_in" "$OUT/$1_ort" "$2"; }
+ort_cmd() { "$PY" "$ORT" "$DIR/$1.onnx" "$DIR/$1_in" "$OUT/$1_ort" "$2"; }
 export -f oxs_cmd ort_cmd
 export OXS DIR OUT ORT THREADS
 
@@ -114,15 +115,15 @@ profiles=$(mktemp)
   echo "Machine: $(nproc) cores ($(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)), $(free -g | awk '/Mem:/{print $2}') GiB RAM,"
   echo "$(uname -sr), load average at start: $(cut -d' ' -f1-3 /proc/loadavg). The machine is shared with other helpers' builds,"
   echo "so the main figures are CPU time (user+system), not wall time."
-  echo "Peer: ONNX Runtime $(node -p "require('./tests/eval/ort/node_modules/onnxruntime-node/package.json').version") (onnxruntime-node, CPU, intraOpNumThreads=$THREADS, default graph optimizations), in the same run."
+  echo "Peer: ONNX Runtime $("$PY" -c 'import onnxruntime; print(onnxruntime.__version__)') (the onnxruntime wheel, CPU, intraOpNumThreads=$THREADS, default graph optimizations), in the same run."
   echo
-  echo "Models: exported by \`bench/models_gen.py\` (torch $(/usr/bin/python3 -c 'import torch; print(torch.__version__)'), torchvision $(/usr/bin/python3 -W ignore -c 'import torchvision; print(torchvision.__version__)'),"
+  echo "Models: exported by \`bench/models_gen.py\` (torch $("$PY" -c 'import torch; print(torch.__version__)'), torchvision $("$PY" -W ignore -c 'import torchvision; print(torchvision.__version__)'),"
   echo "\`torch.onnx.export\`, opset 17, random weights from fixed seeds, batch 1): resnet50, mobilenet_v3_large and vit_b_16"
   echo "on float[1,3,224,224]; transformer_encoder24 is \`nn.TransformerEncoder\` with 24 layers (d_model 512, 8 heads,"
   echo "FFN 2048, GELU) on float[1,128,512]."
   echo
   echo "Method: each runtime runs the model in one process once and in another 1+N times, N in the table"
-  echo "(\`oxs run MODEL -i input=X.npy --threads $THREADS --repeat N\`, \`node $ORT MODEL IN OUT N\`); the CPU time difference"
+  echo "(\`oxs run MODEL -i input=X.npy --threads $THREADS --repeat N\`, \`$PY $ORT MODEL IN OUT N\`); the CPU time difference"
   echo "over N is one run, without process start, model load, session creation and the warm-up run."
   echo "Least of $REPS such measurements, the two runtimes alternating. \`rel. diff\` is max|oxs - ORT| / max|ORT| over the output."
   echo
@@ -135,7 +136,7 @@ profiles=$(mktemp)
   fi
   for m in $MODELS; do
     read -r oc ow tc tw _ sw < <(measure "$m")
-    diff=$(/usr/bin/python3 -c "import numpy as np; a = np.load('$OUT/${m}_oxs/output.npy'); b = np.load('$OUT/${m}_ort/0.npy'); print('%.2g' % (float(np.abs(a - b).max()) / float(np.abs(b).max())))")
+    diff=$("$PY" -c "import numpy as np; a = np.load('$OUT/${m}_oxs/output.npy'); b = np.load('$OUT/${m}_ort/0.npy'); print('%.2g' % (float(np.abs(a - b).max()) / float(np.abs(b).max())))")
     if [ "$THREADS" -gt 1 ]; then
       printf '| %s | %s | %s | %s | %s | %s | %.2f | %s | %.2fx | %s |\n' "$m" "$(repeat_of "$m")" \
         "$oc" "$ow" "$tc" "$tw" "$(awk "BEGIN{print $ow / $tw}")" "$sw" \
@@ -164,5 +165,5 @@ profiles=$(mktemp)
 cat "$section"
 name=real-models
 [ "$THREADS" -gt 1 ] && name=real-models-t$THREADS
-/usr/bin/python3 bench/replace_section.py "$RESULTS" "$section" "$name"
+"$PY" bench/replace_section.py "$RESULTS" "$section" "$name"
 rm -f "$section" "$profiles"

@@ -9,7 +9,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${1:-build}
-PY=/usr/bin/python3
+PY="${OXS_PYTHON:-$("$(dirname "$0")"/../scripts/install-deps --print-python)}"
 # shellcheck source=bench/scratch.sh
 . bench/scratch.sh  # (the working folder is the repository root)
 scratch_dir oxs_python_bench

@@ -8,6 +8,7 @@
 #   usage: bench/rewrite.sh [BUILD_DIR]   (default: build)
 #   env:   REPS (default 3; the run with the least CPU time is reported)
 set -euo pipefail
+PY="${OXS_PYTHON:-$("$(dirname "$0")"/../scripts/install-deps --print-python)}"
 cd "$(dirname "$0")/.."
 BUILD=${1:-build}
 BIN=$BUILD/bench/oxs_rewrite_bench
@@ -25,7 +26,7 @@ best_of() {
   done
   echo "$best"
 }
-peer=$(/usr/bin/python3 -c 'import onnxscript; print(onnxscript.__version__)' 2>/dev/null || echo "")
+peer=$("$PY" -c 'import onnxscript; print(onnxscript.__version__)' 2>/dev/null || echo "")
 
 section=$(mktemp)
 {
@@ -81,5 +82,5 @@ section=$(mktemp)
 } > "$section"
 
 cat "$section"
-/usr/bin/python3 bench/replace_section.py "$RESULTS" "$section" rewrite
+"$PY" bench/replace_section.py "$RESULTS" "$section" rewrite
 rm -f "$section"

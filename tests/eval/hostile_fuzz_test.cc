@@ -32,7 +32,7 @@ const char* kNodeTests = "/usr/share/libonnx-testdata/data/node";
 // ($OXS_BACKEND_1_23_NODE overrides where the 1.23 set is.)
 const char* node_tests_123() {
   const char* e = std::getenv("OXS_BACKEND_1_23_NODE");
-  return e ? e : "/work/shared/onnx-backend-1.23/node";
+  return e ? e : OXS_ONNX_BACKEND_1_23_DIR "/node";
 }
 
 using Rng = std::mt19937_64;

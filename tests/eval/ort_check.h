@@ -1,6 +1,6 @@
 // Shared by the ONNX Runtime oracle tests (tests/eval/ort_*.cc): runs a model
-// through eval::Session and through onnxruntime-node (tests/eval/ort/run_ort.js,
-// installed by scripts/install-deps) on the same inputs and compares every
+// through eval::Session and through ONNX Runtime (tests/eval/ort/run_ort.py on
+// the onnxruntime wheel of the project venv, OXS_PYTHON) on the same inputs and compares every
 // output: floats within rtol/atol, integers, bools and strings exactly.
 #pragma once
 
@@ -80,8 +80,7 @@ struct OrtCase {
 // Runs `model` with both runtimes on the same inputs and expects equal outputs.
 inline void check_against_ort(const ir::Model& model, const std::string& name,
                               const OrtCase& c = {}) {
-  ASSERT_TRUE(fs::exists(kOrtDir / "node_modules/onnxruntime-node"))
-      << "onnxruntime-node is missing: run scripts/install-deps";
+  ASSERT_TRUE(fs::exists(OXS_PYTHON)) << "no Python at " OXS_PYTHON ": run scripts/install-deps";
   // The process id keeps concurrent runs apart (several checkouts testing at
   // once on one machine removed each other's files under a fixed name).
   fs::path dir =
@@ -103,7 +102,7 @@ inline void check_against_ort(const ir::Model& model, const std::string& name,
   Session session(model);
   std::vector<Value> ours = session.run(feeds);
   int code = 0;
-  std::string out = shell("node " + (kOrtDir / "run_ort.js").string() + " " + path + " " +
+  std::string out = shell(std::string(OXS_PYTHON) + " " + (kOrtDir / "run_ort.py").string() + " " + path + " " +
                               (dir / "in").string() + " " + (dir / "out").string(),
                           &code);
   ASSERT_EQ(code, 0) << name << ": " << out;

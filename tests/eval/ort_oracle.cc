@@ -1,7 +1,7 @@
 // ONNX Runtime as a second oracle: models (the bundled example and models
 // generated here: single ops over several element types, a small CNN, a
-// transformer block) run through eval::Session and through onnxruntime-node
-// (tests/eval/ort/run_ort.js, installed by scripts/install-deps) on the same
+// transformer block) run through eval::Session and through ONNX Runtime
+// (tests/eval/ort/run_ort.py on the project venv's onnxruntime wheel) on the same
 // random inputs; outputs must agree within rtol 1e-3 / atol 1e-5 (exactly
 // for integers and bools).
 #include <gtest/gtest.h>

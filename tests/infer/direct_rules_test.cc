@@ -89,8 +89,9 @@ TEST(InferDirectRules, SameTypesAsLibonnxOnBackendModels) {
   const fs::path node = "/usr/share/libonnx-testdata/data/node";
   ASSERT_TRUE(fs::is_directory(node)) << "install libonnx-testdata";
   compare_dir(node, tally);
-  const fs::path node123 = "/work/shared/onnx-backend-1.23/node";
-  if (fs::is_directory(node123)) compare_dir(node123, tally);
+  const fs::path node123 = OXS_ONNX_BACKEND_1_23_DIR "/node";
+  ASSERT_TRUE(fs::is_directory(node123)) << "ONNX 1.23 backend test data not found at " << node123;
+  compare_dir(node123, tally);
   std::cout << tally.models << " models, " << tally.compared << " outputs compared, "
             << tally.direct_ops << " outputs of ops that have a direct rule\n";
   EXPECT_GT(tally.models, 1000u);

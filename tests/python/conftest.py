@@ -3,16 +3,13 @@
 import importlib.util
 import os
 import pathlib
-import subprocess
 import sys
-import tempfile
 
 import numpy as np
 import pytest
 
 HERE = pathlib.Path(__file__).resolve().parent
 EXAMPLES = HERE / "examples"
-ORT_DIR = HERE.parent / "eval" / "ort"
 
 
 def load_example(name):
@@ -27,25 +24,19 @@ def load_example(name):
 
 
 def run_ort(model_bytes: bytes, feeds: dict) -> list:
-    """Runs a serialized model with ONNX Runtime (onnxruntime-node, as the C++
-    oracle in tests/eval/ort_check.h does); returns the outputs in order."""
-    if not (ORT_DIR / "node_modules" / "onnxruntime-node").is_dir():
-        pytest.fail("onnxruntime-node is missing: run scripts/install-deps")
-    with tempfile.TemporaryDirectory() as d:
-        d = pathlib.Path(d)
-        (d / "in").mkdir()
-        (d / "out").mkdir()
-        (d / "model.onnx").write_bytes(model_bytes)
-        for name, arr in feeds.items():
-            np.save(d / "in" / f"{name}.npy", arr)
-        r = subprocess.run(["node", str(ORT_DIR / "run_ort.js"), str(d / "model.onnx"),
-                            str(d / "in"), str(d / "out")], capture_output=True, text=True)
-        if r.returncode != 0:
-            pytest.fail(f"onnxruntime failed: {r.stderr.strip()}")
-        outs = sorted((d / "out").glob("*.npy"), key=lambda p: int(p.stem))
-        if not outs:
-            pytest.fail("onnxruntime wrote no outputs")
-        return [np.load(p, allow_pickle=False) for p in outs]
+    """Runs a serialized model with ONNX Runtime (the venv's onnxruntime
+    wheel, one thread, as the C++ oracle in tests/eval/ort_check.h does);
+    returns the outputs in order."""
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = 1
+    options.inter_op_num_threads = 1
+    try:
+        session = ort.InferenceSession(model_bytes, options, providers=["CPUExecutionProvider"])
+        return [np.asarray(o) for o in session.run(None, feeds)]
+    except Exception as e:  # ORT's own error types
+        pytest.fail(f"onnxruntime failed: {type(e).__name__}: {e}")
 
 
 def check_with_onnx(proto):

@@ -40,10 +40,11 @@ site=$(find "$prefix/lib" -path '*-packages/oxs/__init__.py' -printf '%h\n' | he
 [[ -n "$site" ]] && ls "$site"/_core*.so > /dev/null ||
   { echo "no oxs Python package (with its _core module) under $prefix/lib"; exit 1; }
 abs_model=$(realpath "$model")  # the check runs in $tmp, away from any source tree
-# OXS_PYTHON_ENV: what a sanitizer build's tests give /usr/bin/python3
+# OXS_PYTHON: the project venv's Python (the package is built for it).
+# OXS_PYTHON_ENV: what a sanitizer build's tests give that Python
 # (tests/cli/CMakeLists.txt); empty otherwise.
 read -ra python_env <<< "${OXS_PYTHON_ENV:-}"
-out=$(cd "$tmp" && env "${python_env[@]}" PYTHONPATH="$(dirname "$site")" /usr/bin/python3 -c '
+out=$(cd "$tmp" && env "${python_env[@]}" PYTHONPATH="$(dirname "$site")" "$OXS_PYTHON" -c '
 import sys
 import numpy as np
 import oxs
