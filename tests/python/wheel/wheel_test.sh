@@ -3,10 +3,11 @@
 # pyproject.toml) with the project venv's build tools, then the wheel into a
 # clean venv of the same Python with numpy alone, and `import oxs`, the
 # README's Python example and the `oxs` command from that venv, away from
-# the source tree. Reuses the checkout's build/wheel tree and ccache.
-# Usage: wheel_test.sh SOURCE_DIR PYTHON [WERROR]
+# the source tree. Reuses the checkout's build-wheel-<tag> tree and ccache.
+# Usage: wheel_test.sh SOURCE_DIR PYTHON [WERROR [CXX]]
+# (WERROR and CXX as the main build has them, so ccache serves its objects).
 set -euo pipefail
-src=$1 python=$2 werror=${3:-ON}
+src=$1 python=$2 werror=${3:-ON} cxx=${4:-}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -15,6 +16,7 @@ if command -v ccache > /dev/null; then
   launcher=(-C cmake.define.CMAKE_CXX_COMPILER_LAUNCHER=ccache)
   export CCACHE_BASEDIR="$src"
 fi
+[[ -z "$cxx" ]] || launcher+=(-C cmake.define.CMAKE_CXX_COMPILER="$cxx")
 # --no-build-isolation: the venv has scikit-build-core, pybind11 and numpy
 # (python/requirements.txt), so the build needs no download.
 "$python" -m pip wheel --no-build-isolation --no-deps -q -w "$tmp/dist" "$src" \
