@@ -38,7 +38,8 @@ extra=$("$tmp/venv/bin/python" -m pip list --format=freeze 2>/dev/null | cut -d=
 cd "$tmp"
 "$tmp/venv/bin/oxs" --version
 "$tmp/venv/bin/oxs" check "$src/examples/models/mlp.onnx"
-"$tmp/venv/bin/python" - "$src" <<'PY'
+# A file, not stdin: @script compiles a function from its source file.
+cat > "$tmp/use_oxs.py" <<'PY'
 import pathlib
 import sys
 
@@ -68,4 +69,5 @@ want = 0.5 * x * (1 + np.tanh(0.7978845608 * (x + 0.044715 * x**3)))
 assert np.allclose(got, want, atol=1e-6), (got, want)
 print("eager gelu ok")
 PY
+"$tmp/venv/bin/python" "$tmp/use_oxs.py" "$src"
 echo "wheel ok"
