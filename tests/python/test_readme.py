@@ -32,7 +32,12 @@ def test_readme_python_block(source, tmp_path):
     shutil.copytree(ROOT / "examples", tmp_path / "examples")
     script = tmp_path / "example.py"
     script.write_text(source)
-    env = dict(os.environ, HF_HUB_OFFLINE="1")
+    import oxs
+
+    # The package this test runs against, wherever the scratch folder is.
+    package_dir = str(pathlib.Path(oxs.__file__).resolve().parents[1])
+    path = os.pathsep.join([package_dir] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p])
+    env = dict(os.environ, HF_HUB_OFFLINE="1", PYTHONPATH=path)
     r = subprocess.run([sys.executable, str(script)], cwd=tmp_path, env=env,
                        capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, f"the example failed:\n{source}\n--- stderr:\n{r.stderr[-4000:]}"
