@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <charconv>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "oxs/schema/suggest.h"
@@ -31,9 +32,25 @@ std::string one_line(std::string text) {
   return text;
 }
 
+// The one command whose options this run needs, or "" for all of them.
+std::string_view only_command(const std::vector<Command>& commands, int argc, char** argv) {
+  if (argc < 2) return {};
+  std::string_view name = argv[1];
+  if (name == "help") {
+    if (argc != 3) return {};
+    name = argv[2];
+  }
+  // `completion` reads every command's options.
+  if (name == "completion") return {};
+  for (const Command& c : commands) {
+    if (c.name == name) return name;
+  }
+  return {};
+}
+
 }  // namespace
 
-std::unordered_map<const CLI::App*, Run> build_app(CLI::App& app) {
+std::unordered_map<const CLI::App*, Run> build_app(CLI::App& app, int argc, char** argv) {
   app.name("oxs");
   app.description(
       "oxs: ONNX Script natively in C++ (inspect, check, convert, run and print ONNX models)");
@@ -45,9 +62,11 @@ std::unordered_map<const CLI::App*, Run> build_app(CLI::App& app) {
       "example.\nExit codes: 0 success, 1 a problem with the input, 2 a bad command line, 3 a "
       "bug in oxs.\n");
   std::unordered_map<const CLI::App*, Run> runs;
-  for (const Command& c : registered_commands()) {
+  const std::vector<Command> commands = registered_commands();
+  const std::string_view only = only_command(commands, argc, argv);
+  for (const Command& c : commands) {
     CLI::App* sub = app.add_subcommand(c.name, c.summary);
-    runs[sub] = c.setup(*sub);
+    if (only.empty() || c.name == only) runs[sub] = c.setup(*sub);
   }
   CLI::App* help = app.add_subcommand("help", "Show the help of a command (`oxs help run`)");
   help->allow_extras();

@@ -11,8 +11,14 @@
 namespace oxs::cli {
 
 // Declares every registered command on `app` (and `help`); returns what runs
-// each subcommand.
-std::unordered_map<const CLI::App*, Run> build_app(CLI::App& app);
+// each subcommand. When the command line names a command (`oxs info ...`,
+// `oxs help info`), only that command's options are set up: the others are
+// declared by name and summary alone, which is all that parsing, `oxs
+// --help` and the unknown-command suggestions need of them (CLI11 parses one
+// subcommand), and setting up every command's options is a measurable part
+// of a small command's run. Anything else (`oxs --help-all`, `oxs
+// completion`, options first) sets up every command.
+std::unordered_map<const CLI::App*, Run> build_app(CLI::App& app, int argc, char** argv);
 
 // Handles what must not reach CLI11's parser: no arguments or `help [CMD]`
 // (help on stdout, exit 0) and a misspelt command (exit 2 with a

@@ -1,6 +1,9 @@
 // save(): the model and its external data files are written to temporary
 // files beside their targets and renamed into place only when everything is
-// written and flushed, so a failed save leaves the old files untouched. Data
+// written and flushed, so a failed save leaves the old files untouched. A
+// data file that already holds every tensor at its offset is kept as it is
+// (Keep mode), and weights never read since loading are copied file to file
+// in the kernel (DataFile::copy_to), never through this process's memory. Data
 // files are never truncated in place: another model whose tensors are read
 // lazily from the file being replaced gets a clear "was replaced" error from
 // its next read rather than different bytes.
@@ -141,6 +144,19 @@ bool already_in_place(const DataFilePlan& plan, const std::string& target) {
   return true;
 }
 
+// A tensor's bytes into a data file at `offset`. Weights still in their
+// data file (never read) are copied file to file by the kernel, so saving
+// a model whose weights did not change reads none of them into memory;
+// the rest are written from memory.
+void write_tensor(AtomicFile& file, const ir::Tensor& t, uint64_t offset) {
+  if (const ExternalStorage* s = external_storage(t); s && s->kind() == ir::Storage::Kind::Lazy) {
+    s->file().copy_to(s->offset(), s->size(), file.fd(), offset, file.target(), t.name);
+    return;
+  }
+  auto bytes = t.bytes();
+  file.pwrite(bytes.data(), bytes.size(), offset);
+}
+
 void check_overlaps(DataFilePlan& plan, const std::string& model) {
   std::sort(plan.placements.begin(), plan.placements.end(),
             [](const Placement& a, const Placement& b) { return a.offset < b.offset; });
@@ -276,9 +292,8 @@ void save(const ir::Model& model, const std::string& path, const SaveOptions& op
     prepare_dirs(dir, location, path);
     auto file = std::make_unique<AtomicFile>(target);
     for (const Placement& p : plan.placements) {
-      auto bytes = p.tensor->bytes();
-      file->pwrite(bytes.data(), bytes.size(), p.offset);
-      progress.add(bytes.size());
+      write_tensor(*file, *p.tensor, p.offset);
+      progress.add(p.length);
     }
     file->truncate(plan.size);
     file->finish();
