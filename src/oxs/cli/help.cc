@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -32,20 +33,25 @@ std::string one_line(std::string text) {
   return text;
 }
 
-// The one command whose options this run needs, or "" for all of them.
-std::string_view only_command(const std::vector<Command>& commands, int argc, char** argv) {
-  if (argc < 2) return {};
+// Which commands this run sets up: the one the command line names (`oxs
+// info ...`, `oxs help info`), none when it only prints the version or the
+// command list, or every one (nullopt) for anything else.
+std::optional<std::string_view> commands_needed(const std::vector<Command>& commands, int argc,
+                                                char** argv) {
+  if (argc < 2) return std::string_view();  // the command list
   std::string_view name = argv[1];
+  if (argc == 2 && name == "--version") return std::string_view();
   if (name == "help") {
-    if (argc != 3) return {};
+    if (argc == 2) return std::string_view();  // the command list
+    if (argc != 3) return std::nullopt;
     name = argv[2];
   }
   // `completion` reads every command's options.
-  if (name == "completion") return {};
+  if (name == "completion") return std::nullopt;
   for (const Command& c : commands) {
     if (c.name == name) return name;
   }
-  return {};
+  return std::nullopt;
 }
 
 }  // namespace
@@ -63,10 +69,10 @@ std::unordered_map<const CLI::App*, Run> build_app(CLI::App& app, int argc, char
       "bug in oxs.\n");
   std::unordered_map<const CLI::App*, Run> runs;
   const std::vector<Command> commands = registered_commands();
-  const std::string_view only = only_command(commands, argc, argv);
+  const std::optional<std::string_view> needed = commands_needed(commands, argc, argv);
   for (const Command& c : commands) {
     CLI::App* sub = app.add_subcommand(c.name, c.summary);
-    if (only.empty() || c.name == only) runs[sub] = c.setup(*sub);
+    if (!needed || c.name == *needed) runs[sub] = c.setup(*sub);
   }
   CLI::App* help = app.add_subcommand("help", "Show the help of a command (`oxs help run`)");
   help->allow_extras();

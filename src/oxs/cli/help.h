@@ -12,9 +12,10 @@ namespace oxs::cli {
 
 // Declares every registered command on `app` (and `help`); returns what runs
 // each subcommand. When the command line names a command (`oxs info ...`,
-// `oxs help info`), only that command's options are set up: the others are
-// declared by name and summary alone, which is all that parsing, `oxs
-// --help` and the unknown-command suggestions need of them (CLI11 parses one
+// `oxs help info`), only that command's options are set up, and none for
+// bare `oxs`, `oxs help` and `oxs --version`: the others are declared by
+// name and summary alone, which is all that parsing, the command list and
+// the unknown-command suggestions need of them (CLI11 parses one
 // subcommand), and setting up every command's options is a measurable part
 // of a small command's run. Anything else (`oxs --help-all`, `oxs
 // completion`, options first) sets up every command.
