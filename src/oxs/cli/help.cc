@@ -71,6 +71,7 @@ std::unordered_map<const CLI::App*, Run> build_app(CLI::App& app, int argc, char
   const std::vector<Command> commands = registered_commands();
   const std::optional<std::string_view> needed = commands_needed(commands, argc, argv);
   for (const Command& c : commands) {
+    if (needed && !needed->empty() && c.name != *needed) continue;
     CLI::App* sub = app.add_subcommand(c.name, c.summary);
     if (!needed || c.name == *needed) runs[sub] = c.setup(*sub);
   }

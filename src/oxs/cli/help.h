@@ -10,15 +10,15 @@
 
 namespace oxs::cli {
 
-// Declares every registered command on `app` (and `help`); returns what runs
-// each subcommand. When the command line names a command (`oxs info ...`,
-// `oxs help info`), only that command's options are set up, and none for
-// bare `oxs`, `oxs help` and `oxs --version`: the others are declared by
-// name and summary alone, which is all that parsing, the command list and
-// the unknown-command suggestions need of them (CLI11 parses one
-// subcommand), and setting up every command's options is a measurable part
-// of a small command's run. Anything else (`oxs --help-all`, `oxs
-// completion`, options first) sets up every command.
+// Declares the registered commands on `app` (and `help`); returns what runs
+// each subcommand that is set up. When the command line names a command
+// (`oxs info ...`, `oxs help info`), only that command is declared and set
+// up: CLI11 parses one subcommand, and declaring and setting up every
+// command is a measurable part of a small command's run (the same
+// messages for stray command names after it: tests/cli). Bare `oxs`, `oxs
+// help` and `oxs --version` declare every command by name and summary (the
+// command list) and set up none; anything else (`oxs --help-all`, `oxs
+// completion`, options first, a misspelt command) sets up every command.
 std::unordered_map<const CLI::App*, Run> build_app(CLI::App& app, int argc, char** argv);
 
 // Handles what must not reach CLI11's parser: no arguments or `help [CMD]`
