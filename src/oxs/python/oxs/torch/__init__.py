@@ -11,8 +11,21 @@ best-fitting function: yours, else a native C++ one, else the ATen library's
     oxs.torch.register("mylib::op.default", my_script_function)
 """
 
-from ._export import export, last_export_stats
-from ._library import register
-from ._trace import ExportError
+# torch is imported on first use of these names (PEP 562), so that the ATen
+# library, oxs.torch.aten, compiles at build time without torch installed.
+_LAZY = {"export": "_export", "last_export_stats": "_export", "register": "_library",
+         "ExportError": "_trace"}
+
+
+def __getattr__(name):
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'oxs.torch' has no attribute '{name}'")
+    import importlib
+
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = ["export", "register", "ExportError", "last_export_stats"]
