@@ -87,6 +87,7 @@ def describe(entry) -> dict:
     record = {"function": entry.name, "domain": _registry.DOMAIN, "overloads": list(entry.overloads),
               "trace_only": entry.trace_only, "dtype_role": entry.dtype_role}
     if entry.trace_only:
+        record["module"] = fn.__module__
         return record
     sig = inspect.signature(fn.function, eval_str=True)
     compiled = fn._sig
