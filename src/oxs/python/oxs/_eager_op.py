@@ -1,8 +1,9 @@
 """`op.Relu(x)` outside a script function: one node, built with the schema-
 checked builder from the arguments' types and run on the evaluator, as
 onnxscript's eager op calls do. With GraphBuilder values among the inputs
-(oxs.GraphBuilder, a trace-only ATen function at export time) the node is
-added to their builder instead and its values are returned. Outputs: the op's required outputs (a tuple
+(oxs.GraphBuilder, a trace-only ATen function at export time), or while a
+builder is on GRAPH_BUILDERS, the node is added to that builder instead and
+its values are returned. Outputs: the op's required outputs (a tuple
 when there are several); a variadic output needs `_num_outputs=`."""
 
 from __future__ import annotations
@@ -53,13 +54,18 @@ _CONCRETE = {"tensor(int64)": 7, "tensor(int32)": 6, "tensor(float)": 1, "tensor
              "tensor(double)": 11, "tensor(float16)": 10}
 
 
+# GraphBuilders that op.X(...) adds to even without builder values among the
+# inputs (a trace-only function's body while it runs: oxs.torch._trace_only).
+GRAPH_BUILDERS: list = []
+
+
 def _graph_op(opset, domain, name, args, attrs, n_out, values):
     """op.X(...) with GraphBuilder values among the inputs: adds the node to
     their builder (trace-only ATen functions run this way at export time).
     Python numbers and lists become constants of the element type another
     input bound to the same type constraint has (as onnxscript's tracer
     does), else float32 / int64."""
-    b = values[0].builder
+    b = values[0].builder if values else GRAPH_BUILDERS[-1]
     formal = _core.op_inputs(domain, name, opset.version) if domain in ("", "ai.onnx.ml") else []
 
     def constraint(i):
@@ -90,7 +96,7 @@ def run_op(opset, name: str, args, attrs: dict):
                             "pass _num_outputs=N")
         n_out = sum(1 for _, kind in outputs if kind == "single") or len(outputs)
     values = [a for a in args if isinstance(a, _core.BuilderValue)]
-    if values:
+    if values or GRAPH_BUILDERS:
         return _graph_op(opset, domain, name, args, attrs, n_out, values)
     b = _core.GraphBuilder(opset=opset.version if domain == "" else 17, name=name)
     feeds, inputs = {}, []

@@ -14,7 +14,7 @@ function can branch in Python on ranks, dtypes and attribute values:
 The C++ dispatcher and interpreter are unchanged: they only call ONNX
 functions. For every node a trace-only function takes, `specialize` runs
 the function once per distinct (function, overload, input element types and
-ranks, attribute values, result types) in a function-body builder, which
+shapes, attribute values, result types and ranks) in a function-body builder, which
 yields an ordinary ONNX function (domain "pkg.oxs.torch.traced"); the node's
 target becomes a private overload name `<overload>@<function>_<k>` with that
 one function as its candidate, and its tensor arguments are passed as that
@@ -28,10 +28,13 @@ functional form, then .default, as the dispatcher looks):
     function, a native C++ function (the dispatcher decides among those) >
     the library's trace-only function > the library's ONNX Script functions.
 A trace-only function sees each tensor as a value with `.dtype` (ONNX
-element type number), `.rank` and `.shape` (dims unknown: a specialization
-serves every size of that rank), Python values for the other arguments
+element type number), `.rank` and `.shape` (the traced sizes, None for a
+dim that varies with dynamic_shapes: a specialization is made per distinct
+static shape, so a function may read sizes), Python values for the other arguments
 (ScalarType as an ONNX element type number, None where the node gives None),
-and `node_info()` for the node's result types. An exception in it fails the
+and `node_info()` for the node's result types. While it runs, every op.X(...)
+adds a node to its body (also ops whose inputs are all constants). An
+exception in it fails the
 export naming the node."""
 
 from __future__ import annotations
@@ -40,7 +43,7 @@ import dataclasses
 import importlib
 import typing
 
-from .. import _core
+from .. import _core, _eager_op
 from ._trace import ExportError
 
 DOMAIN = "pkg.oxs.torch.traced"
@@ -181,7 +184,7 @@ class _Specializer:
                 inputs.extend((f"{aname}__{j}", i) for j, i in enumerate(value) if i >= 0)
             else:
                 arg_key.append((aname, kind, _frozen(value)))
-        result = tuple((o[1], len(o[2])) for o in outs)
+        result = tuple((o[1], len(o[2])) for o in outs)  # result element types and ranks
         key = (id(entry.function), looked_up, tuple(arg_key), result)
         if key not in self.by_key:
             self.by_key[key] = self._build(entry, looked_up, node, types, inputs, result)
@@ -197,8 +200,8 @@ class _Specializer:
         body = self.lib.function(DOMAIN, fname, [])
         values = {}
         for n, vid in inputs:
-            dtype, rank = types[vid]
-            values[vid] = body.input(n, dtype, [None] * rank)
+            dtype, rank = types[vid]  # rank: the dims (None where they vary)
+            values[vid] = body.input(n, dtype, list(rank))
         kwargs = {}
         for aname, stype, kind, value in args:
             if kind == "t":
@@ -212,6 +215,7 @@ class _Specializer:
         where = f"node '{name}' ({target}) in {module or '<root>'}"
         _CURRENT.append(NodeInfo(name, looked_up, tuple(d for d, _ in result),
                                  tuple(r for _, r in result), self.opset))
+        _eager_op.GRAPH_BUILDERS.append(body)  # every op.X(...) adds to the body
         try:
             out = entry.function(**kwargs)
         except ExportError:
@@ -221,6 +225,7 @@ class _Specializer:
                               f"{type(e).__name__}: {e}") from None
         finally:
             _CURRENT.pop()
+            _eager_op.GRAPH_BUILDERS.pop()
         out = list(out) if isinstance(out, (tuple, list)) else [out]
         if len(out) != len(outs):
             raise ExportError(f"export: {where}: the trace-only function {entry.name} returned "
@@ -255,16 +260,19 @@ def specialize(inputs, params, nodes, candidates, opset):
         script[c[0]] = script.get(c[0], False) or bool(c[2])
     names = sorted({n for node in nodes for n in _lookup_names(node[1])})
     native = set(_core.torch_native_overloads(names))
+    # value id -> (element type, dims: ints, None for a dynamic dim)
     types = {}
     for vid, _name, dtype, dims in inputs:
-        types[vid] = (dtype, len(dims))
+        types[vid] = (dtype, tuple(d if isinstance(d, int) else None for d in dims))
     for vid, _name, array in params:
         types[vid] = (_NUMPY_ONNX.get(str(array.dtype), 16 if "bfloat16" in str(array.dtype)
-                                      else 0), array.ndim)
+                                      else 0), tuple(array.shape))
     for node in nodes:
         for o in node[4]:
             if o[0] >= 0:
-                types[o[0]] = (o[1], len(o[2]))
+                varies = o[3] if len(o) > 3 else ()
+                types[o[0]] = (o[1], tuple(None if i < len(varies) and varies[i] else d
+                                           for i, d in enumerate(o[2])))
     spec = None
     out = []
     for node in nodes:

@@ -84,7 +84,7 @@ def aten_index(self, indices):
 
 
 @aten_traced("aten::index_put.default")
-def aten_index_put(self, indices, values, accumulate=False):
+def aten_index_put(self, indices, values, accumulate=False, _reduction=None):
     """self[indices] = values (+= with accumulate). A boolean mask of self's
     rank is a Where (masked_fill's form); integer indices are a ScatterND
     over the indexed axes moved to the front."""
@@ -96,6 +96,11 @@ def aten_index_put(self, indices, values, accumulate=False):
             return op.Add(self, op.Where(mask, v, op.CastLike(0, self)))
         return op.Where(mask, v, self)
     _check_indices(indices, "index_put")
+    if self.dtype == BOOL and accumulate:
+        # bool accumulation is a logical or: ScatterND's max over 0/1
+        r = aten_index_put(op.Cast(self, to=INT64), indices, op.Cast(values, to=INT64), False,
+                           _reduction="max")
+        return op.Cast(r, to=BOOL)
     if not axes:
         return op.Identity(self)
     rank = self.rank
@@ -125,7 +130,8 @@ def aten_index_put(self, indices, values, accumulate=False):
                 list(range(before + b, full))
             v = op.Transpose(v, perm=vperm)
     v = op.Expand(v, target)
-    out = op.ScatterND(x, stacked, v, reduction="add" if accumulate else "none")
+    out = op.ScatterND(x, stacked, v,
+                       reduction=_reduction or ("add" if accumulate else "none"))
     if moved:
         inverse = [perm.index(d) for d in range(rank)]
         out = op.Transpose(out, perm=inverse)
@@ -268,53 +274,14 @@ def aten_copy(self, src, non_blocking=False):
 
 @aten_traced("aten::squeeze.dims")
 def aten_squeeze_dims(self, dim):
-    """squeeze of the listed axes that have size 1: which ones do is read off
-    the result's rank (each listed axis of size 1 goes)."""
+    """squeeze of the listed axes that have size 1 (static sizes; a dynamic
+    one stays)."""
     rank = self.rank
     dims = sorted({_normalize(d, rank) for d in dim}) if rank else []
-    result_rank = node_info().result_ranks[0]
-    if result_rank == rank:
+    ones = [d for d in dims if self.shape[d] == 1]
+    if not ones:
         return op.Identity(self)
-    if result_rank == rank - len(dims):
-        return op.Squeeze(self, dims)
-    raise NotImplementedError(
-        f"squeeze.dims over {dims} removes {rank - result_rank} of them: which ones depends on "
-        "sizes the function does not see")
-
-
-@aten_traced("aten::var.dim")
-def aten_var_dim(self, dim=None, unbiased=True, keepdim=False):
-    rank = self.rank
-    axes = list(range(rank)) if dim is None or len(dim) == 0 else \
-        [_normalize(d, rank) for d in dim]
-    mean = op.ReduceMean(self, axes, keepdims=1)
-    d = op.Sub(self, mean)
-    s = op.ReduceSum(op.Mul(d, d), axes, keepdims=int(keepdim))
-    n = op.CastLike(op.Div(op.Size(self), op.Size(op.ReduceSum(self, axes, keepdims=1))), self)
-    if unbiased:
-        n = op.Sub(n, op.CastLike(1, self))
-    return op.Div(s, n)
-
-
-@aten_traced("aten::prod.default")
-def aten_prod(self, dtype=None):
-    x = self
-    if dtype is not None:
-        x = op.Cast(x, to=dtype)
-    elif self.dtype in (BOOL, 2, 3, 5, 6):  # torch's prod of integers and bool is int64
-        x = op.Cast(x, to=INT64)
-    return op.ReduceProd(x, keepdims=0)
-
-
-@aten_traced("aten::any.dims")
-def aten_any_dims(self, dim=None, keepdim=False):
-    rank = self.rank
-    x = op.Cast(op.Cast(self, to=BOOL), to=INT64)
-    if dim is None or len(dim) == 0:
-        r = op.ReduceMax(x, keepdims=int(keepdim))
-    else:
-        r = op.ReduceMax(x, [_normalize(d, rank) for d in dim], keepdims=int(keepdim))
-    return op.Cast(r, to=BOOL)
+    return op.Squeeze(self, ones)
 
 
 def _bitwise(onnx_bool, onnx_int):
@@ -343,6 +310,8 @@ def aten_bitwise_xor_scalar(self, other):
 
 def _float_unary(onnx_op):
     def f(self):
+        if self.dtype == 16:  # ONNX's op has no bfloat16: compute in float32
+            return op.Cast(onnx_op(op.Cast(self, to=1)), to=16)
         if self.dtype in FLOATS:
             return onnx_op(self)
         # torch computes integer inputs in the default float type
