@@ -22,7 +22,9 @@ refuses it); "missing: overloads" (no ATen function: the op is not covered);
 non-tensor result, a complex dtype...). A sample torch itself rejects is no
 case.
 
-    python3 opinfo.py sweep OUT.jsonl   # every op of op_db (make sweep-opinfo)
+    python3 opinfo.py sweep OUT.jsonl   # every op of op_db (make sweep-opinfo);
+                                        # resumes after a crash, skipping the op
+    python3 opinfo.py summarize OUT.jsonl SUMMARY.json
 """
 
 from __future__ import annotations
@@ -128,8 +130,14 @@ def _to_numpy(t):
     return t.detach().numpy()
 
 
+_NAMES = {np.dtype(np.float64): "float64", np.dtype(np.float32): "float32",
+          np.dtype(np.float16): "float16"}
+
+
 def _compare(got, expected, dtype, where):
-    rtol, atol = TOLERANCES[dtype]
+    """None if `got` matches torch's `expected`, else what differs. Float
+    results use the tolerance of their own dtype (an int input's exp is
+    float32), a float32 result of a bfloat16 case bfloat16's."""
     if len(got) != len(expected):
         return f"mismatch {where}: {len(got)} outputs, torch {len(expected)}"
     for k, (g, e) in enumerate(zip(got, expected)):
@@ -139,6 +147,7 @@ def _compare(got, expected, dtype, where):
         if g.shape != e.shape:
             return f"mismatch {where}: output {k} has shape {g.shape}, torch {e.shape}"
         if e.dtype.kind in "fc":
+            rtol, atol = TOLERANCES["bfloat16" if dtype == "bfloat16" else _NAMES[e.dtype]]
             ok = np.allclose(g, e, rtol=rtol, atol=atol, equal_nan=True)
         else:
             ok = np.array_equal(g, e)
@@ -303,12 +312,71 @@ def sweep(out_path, names=None):
             f.flush()
             for r in run_op(info):
                 f.write(json.dumps(r.to_json()) + "\n")
+            f.write(json.dumps({"op": name, "dtype": "", "sample": -3,
+                                "status": "ended", "overloads": []}) + "\n")
             f.flush()
+
+
+def category(status: str) -> str:
+    return status.split(":")[0]
+
+
+def summarize(jsonl, out_json):
+    """The sweep's counts: per op (cases by category, crashed or not) and per
+    ATen overload (cases whose exported graph used it, and how many passed),
+    written as JSON for docs/aten-coverage.md."""
+    ops, overloads = {}, {}
+    for line in pathlib.Path(jsonl).read_text().splitlines():
+        if not line.strip():
+            continue
+        r = json.loads(line)
+        o = ops.setdefault(r["op"], {"counts": {}, "dtypes": {}, "crashed": False,
+                                     "ended": False})
+        if r["status"] == "started":
+            continue
+        if r["status"] == "ended":
+            o["ended"] = True
+            continue
+        c = category(r["status"])
+        o["counts"][c] = o["counts"].get(c, 0) + 1
+        d = o["dtypes"].setdefault(r["dtype"], {})
+        d[c] = d.get(c, 0) + 1
+        for ov in r["overloads"]:
+            v = overloads.setdefault(ov, {"cases": 0, "pass": 0, "ops": [], "dtypes": []})
+            v["cases"] += 1
+            if c in ("pass", "ort-no-kernel"):
+                v["pass"] += 1
+                if r["dtype"] not in v["dtypes"]:
+                    v["dtypes"].append(r["dtype"])
+            if r["op"] not in v["ops"]:
+                v["ops"].append(r["op"])
+        if c == "missing":
+            for ov in r["status"].split(":", 1)[1].split():
+                v = overloads.setdefault(ov, {"cases": 0, "pass": 0, "ops": [], "dtypes": []})
+                v["missing"] = v.get("missing", 0) + 1
+                if r["op"] not in v["ops"]:
+                    v["ops"].append(r["op"])
+    for o in ops.values():
+        o["crashed"] = not o.pop("ended")
+    for v in overloads.values():
+        v["ops"].sort()
+        v["dtypes"] = [d for d in DTYPES if d in v["dtypes"]]
+    total = {}
+    for o in ops.values():
+        for c, n in o["counts"].items():
+            total[c] = total.get(c, 0) + n
+    data = {"torch": torch.__version__, "total": total, "ops": ops, "overloads": overloads}
+    pathlib.Path(out_json).write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
+    return data
 
 
 def main(argv):
     if len(argv) >= 2 and argv[0] == "sweep":
         sweep(argv[1], set(argv[2:]) or None)
+        return 0
+    if len(argv) == 3 and argv[0] == "summarize":
+        data = summarize(argv[1], argv[2])
+        print(f"{argv[2]}: {len(data['ops'])} ops, cases {data['total']}")
         return 0
     print(__doc__, file=sys.stderr)
     return 2

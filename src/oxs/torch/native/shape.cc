@@ -64,10 +64,12 @@ std::vector<Var> permute(Context& cx) {
 std::vector<Var> transpose(Context& cx) {
   Var x = cx.tensor("self");
   int64_t rank = static_cast<int64_t>(*x.rank());
-  std::vector<int64_t> perm;
-  for (int64_t i = 0; i < rank; ++i) perm.push_back(i);
   int64_t a = normalize_axis(cx, cx.get_int("dim0"), rank);
   int64_t b = normalize_axis(cx, cx.get_int("dim1"), rank);
+  // torch allows dims 0 and -1 of a 0-d tensor: nothing to swap.
+  if (rank == 0) return {cx.b.op("Identity", {x})};
+  std::vector<int64_t> perm;
+  for (int64_t i = 0; i < rank; ++i) perm.push_back(i);
   std::swap(perm[a], perm[b]);
   return {cx.b.op("Transpose", {x}, attr_list(ir::Attr::of_ints("perm", perm)))};
 }
@@ -80,7 +82,8 @@ std::vector<Var> cat(Context& cx) {
     if (s && s->rank() == 1 && (*s)[0].is_known() && (*s)[0].value() == 0) continue;
     xs.push_back(v);
   }
-  if (xs.empty()) cx.fail("cat of no non-empty tensors");
+  // Only empty 1-D tensors: torch's result is one of them.
+  if (xs.empty()) return {cx.b.op("Identity", {cx.tensors("tensors").at(0)})};
   int64_t rank = static_cast<int64_t>(*xs[0].rank());
   int64_t axis = normalize_axis(cx, cx.get_int("dim", 0), rank);
   if (xs.size() == 1) return {cx.b.op("Identity", {xs[0]})};

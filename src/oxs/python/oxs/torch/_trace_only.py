@@ -32,7 +32,9 @@ element type number), `.rank` and `.shape` (the traced sizes, None for a
 dim that varies with dynamic_shapes: a specialization is made per distinct
 static shape, so a function may read sizes), Python values for the other arguments
 (ScalarType as an ONNX element type number, None where the node gives None),
-and `node_info()` for the node's result types. While it runs, every op.X(...)
+and `node_info()` for the node's result types. A function that returns
+NotImplemented declines the node, which then goes to the dispatcher's other
+candidates as if it had none. While it runs, every op.X(...)
 adds a node to its body (also ops whose inputs are all constants). An
 exception in it fails the
 export naming the node."""
@@ -41,6 +43,7 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
+import re
 import typing
 
 from .. import _core, _eager_op
@@ -59,7 +62,7 @@ class TracedEntry:
 
     @property
     def name(self) -> str:
-        return self.function.__name__
+        return re.sub(r"\W", "_", self.function.__name__)  # "<lambda>" -> "_lambda_"
 
 
 _LIBRARY: dict = {}  # overload -> [TracedEntry] (the ATen library's)
@@ -188,6 +191,8 @@ class _Specializer:
         key = (id(entry.function), looked_up, tuple(arg_key), result)
         if key not in self.by_key:
             self.by_key[key] = self._build(entry, looked_up, node, types, inputs, result)
+        if self.by_key[key] is None:  # the function declined: the node stays as it is
+            return node
         synthetic = self.by_key[key][0]
         new_args = [(n, "Tensor", "t", vid) for n, vid in inputs]
         return (name, synthetic, module, new_args, outs) + tuple(node[5:])
@@ -226,6 +231,9 @@ class _Specializer:
         finally:
             _CURRENT.pop()
             _eager_op.GRAPH_BUILDERS.pop()
+        if out is NotImplemented:
+            self.count[entry.name] -= 1  # nothing was added (the body is dropped)
+            return None
         out = list(out) if isinstance(out, (tuple, list)) else [out]
         if len(out) != len(outs):
             raise ExportError(f"export: {where}: the trace-only function {entry.name} returned "
@@ -241,11 +249,11 @@ class _Specializer:
         return (f"{looked_up}@{fname}", fname, params, len(outs), entry.user)
 
     def candidates(self) -> list:
-        if not self.by_key:
+        if not any(self.by_key.values()):
             return []
         model = self.lib.functions_model()
         return [(synthetic, fname, user, model, fname, params, "", False, [""] * n_out)
-                for synthetic, fname, params, n_out, user in self.by_key.values()]
+                for synthetic, fname, params, n_out, user in filter(None, self.by_key.values())]
 
 
 def specialize(inputs, params, nodes, candidates, opset):

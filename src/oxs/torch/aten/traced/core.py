@@ -10,6 +10,8 @@ None where ATen allows None)."""
 
 from __future__ import annotations
 
+import numpy as np
+
 from oxs.onnx_opset import opset18 as op
 from oxs.torch._trace_only import aten_traced, node_info
 
@@ -95,6 +97,26 @@ def aten_index_put(self, indices, values, accumulate=False, _reduction=None):
         if accumulate:
             return op.Add(self, op.Where(mask, v, op.CastLike(0, self)))
         return op.Where(mask, v, self)
+    if len(axes) == 1 and axes[0] == 0 and indices[0].dtype == BOOL:
+        # x[mask] = values, mask over the leading axes: the true positions take
+        # values (one per position, or one broadcast value): masked_scatter.
+        from oxs.torch.traced.indexing import aten_masked_scatter
+        mask = indices[0]
+        m = op.Reshape(mask, op.Concat(op.Shape(mask), np.ones([self.rank - mask.rank],
+                                                             dtype=np.int64), axis=0))
+        trailing = self.rank - mask.rank
+        if values.rank <= trailing or (values.rank == trailing + 1 and values.shape is not None
+                                       and values.shape[0] == 1):
+            # one value (or row) for every true position: broadcast
+            v = op.CastLike(values, self)
+            if accumulate:  # a bool accumulates as a logical or
+                v = op.Or(self, v) if self.dtype == BOOL else op.Add(self, v)
+            return op.Where(m, v, self)
+        if accumulate:
+            raise NotImplementedError("index_put with a boolean mask, accumulate=True and one "
+                                      "value per true position")
+        full = op.Expand(m, op.Shape(self))
+        return aten_masked_scatter(self, full, values)
     _check_indices(indices, "index_put")
     if self.dtype == BOOL and accumulate:
         # bool accumulation is a logical or: ScatterND's max over 0/1
@@ -196,7 +218,10 @@ def _zeros_or(x, like, channels):
 def aten_native_batch_norm_legit_no_training(input, weight, bias, running_mean, running_var,
                                              momentum, eps):
     """Inference batch norm (torch.export's form of BatchNorm in eval):
-    (out, empty save_mean, empty save_invstd)."""
+    (out, save_mean, save_invstd). torch's CPU kernel returns the two saved
+    statistics empty, its meta kernel (what the export is checked against)
+    with C elements: they are the running mean and 1/sqrt(var + eps) here,
+    and no model reads them."""
     channels = _shape_dim(input, 1)
     w = _ones_or(weight, running_mean, channels)
     b = _zeros_or(bias, running_mean, channels)
@@ -208,8 +233,8 @@ def aten_native_batch_norm_legit_no_training(input, weight, bias, running_mean, 
                               epsilon=eps, momentum=1.0 - momentum, training_mode=0)
     if input.rank == 2:
         y = op.Squeeze(y, [2])
-    empty = op.ConstantOfShape(op.Constant(value_ints=[0]))
-    return y, op.CastLike(empty, running_mean), op.CastLike(empty, running_mean)
+    invstd = op.Reciprocal(op.Sqrt(op.Add(running_var, op.CastLike(eps, running_var))))
+    return y, op.Identity(running_mean), invstd
 
 
 def _batch_stats(input, eps):

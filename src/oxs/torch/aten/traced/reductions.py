@@ -63,16 +63,25 @@ def aten_std_correction(self, dim=None, correction=None, keepdim=False):
     return op.Sqrt(_variance(self, dim, correction, keepdim)[0])
 
 
+def _mean(self, axes, keepdim):
+    """sum / count: the mean of no elements is NaN, as torch's."""
+    if not axes:
+        return op.Identity(self)
+    s = op.ReduceSum(self, axes, keepdims=int(keepdim))
+    n = op.Div(op.Size(self), op.Size(op.ReduceSum(self, axes, keepdims=1)))
+    return op.Div(s, op.CastLike(n, s))
+
+
 @aten_traced("aten::var_mean.correction")
 def aten_var_mean_correction(self, dim=None, correction=None, keepdim=False):
     var, axes = _variance(self, dim, correction, keepdim)
-    return var, _reduce(op.ReduceMean, self, axes, keepdim)
+    return var, _mean(self, axes, keepdim)
 
 
 @aten_traced("aten::std_mean.correction")
 def aten_std_mean_correction(self, dim=None, correction=None, keepdim=False):
     var, axes = _variance(self, dim, correction, keepdim)
-    return op.Sqrt(var), _reduce(op.ReduceMean, self, axes, keepdim)
+    return op.Sqrt(var), _mean(self, axes, keepdim)
 
 
 def _prod_input(self, dtype):
