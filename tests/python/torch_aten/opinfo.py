@@ -282,7 +282,8 @@ def load_exclusions() -> dict:
 
 
 def exclusion(exclusions, r: Result):
-    for key in ((r.op, r.dtype, str(r.sample)), (r.op, r.dtype, "*"), (r.op, "*", "*")):
+    for key in ((r.op, r.dtype, str(r.sample)), (r.op, r.dtype, "*"), (r.op, "*", str(r.sample)),
+                (r.op, "*", "*")):
         if key in exclusions:
             return exclusions[key]
     return None

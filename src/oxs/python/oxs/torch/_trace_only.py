@@ -6,7 +6,7 @@ function can branch in Python on ranks, dtypes and attribute values:
     from oxs.torch._trace_only import aten_traced
 
     @aten_traced("aten::index_select.default")
-    def aten_index_select(self, dim: int, index):
+    def traced_index_select(self, dim: int, index):
         if self.rank == 0:
             return op.Identity(self)
         return op.Gather(self, index, axis=dim)

@@ -53,7 +53,7 @@ def _check_indices(indices, what):
 
 
 @aten_traced("aten::index.Tensor")
-def aten_index(self, indices):
+def traced_index(self, indices):
     """self[indices]: advanced indexing with integer tensors (None entries
     keep their axis). The indexed axes are moved to the front and gathered
     with GatherND; torch puts the broadcast index dims where the indexed
@@ -86,7 +86,7 @@ def aten_index(self, indices):
 
 
 @aten_traced("aten::index_put.default")
-def aten_index_put(self, indices, values, accumulate=False, _reduction=None):
+def traced_index_put(self, indices, values, accumulate=False, _reduction=None):
     """self[indices] = values (+= with accumulate). A boolean mask of self's
     rank is a Where (masked_fill's form); integer indices are a ScatterND
     over the indexed axes moved to the front."""
@@ -100,7 +100,7 @@ def aten_index_put(self, indices, values, accumulate=False, _reduction=None):
     if len(axes) == 1 and axes[0] == 0 and indices[0].dtype == BOOL:
         # x[mask] = values, mask over the leading axes: the true positions take
         # values (one per position, or one broadcast value): masked_scatter.
-        from oxs.torch.traced.indexing import aten_masked_scatter
+        from oxs.torch.traced.indexing import traced_masked_scatter
         mask = indices[0]
         m = op.Reshape(mask, op.Concat(op.Shape(mask), np.ones([self.rank - mask.rank],
                                                              dtype=np.int64), axis=0))
@@ -116,11 +116,11 @@ def aten_index_put(self, indices, values, accumulate=False, _reduction=None):
             raise NotImplementedError("index_put with a boolean mask, accumulate=True and one "
                                       "value per true position")
         full = op.Expand(m, op.Shape(self))
-        return aten_masked_scatter(self, full, values)
+        return traced_masked_scatter(self, full, values)
     _check_indices(indices, "index_put")
     if self.dtype == BOOL and accumulate:
         # bool accumulation is a logical or: ScatterND's max over 0/1
-        r = aten_index_put(op.Cast(self, to=INT64), indices, op.Cast(values, to=INT64), False,
+        r = traced_index_put(op.Cast(self, to=INT64), indices, op.Cast(values, to=INT64), False,
                            _reduction="max")
         return op.Cast(r, to=BOOL)
     if not axes:
@@ -191,12 +191,12 @@ def _scatter_range(self, src, dim, start, end, step):
 
 
 @aten_traced("aten::slice_scatter.default")
-def aten_slice_scatter(self, src, dim=0, start=None, end=None, step=1):
+def traced_slice_scatter(self, src, dim=0, start=None, end=None, step=1):
     return _scatter_range(self, src, dim, start, end, step)
 
 
 @aten_traced("aten::select_scatter.default")
-def aten_select_scatter(self, src, dim, index):
+def traced_select_scatter(self, src, dim, index):
     rank = self.rank
     d = _normalize(dim, rank)
     s = op.Unsqueeze(src, [d])
@@ -215,7 +215,7 @@ def _zeros_or(x, like, channels):
 
 
 @aten_traced("aten::_native_batch_norm_legit_no_training.default")
-def aten_native_batch_norm_legit_no_training(input, weight, bias, running_mean, running_var,
+def traced_native_batch_norm_legit_no_training(input, weight, bias, running_mean, running_var,
                                              momentum, eps):
     """Inference batch norm (torch.export's form of BatchNorm in eval):
     (out, save_mean, save_invstd). torch's CPU kernel returns the two saved
@@ -258,19 +258,19 @@ def _batch_norm_train(input, weight, bias, eps):
 
 
 @aten_traced("aten::_native_batch_norm_legit.default")
-def aten_native_batch_norm_legit(input, weight, bias, running_mean, running_var, training,
+def traced_native_batch_norm_legit(input, weight, bias, running_mean, running_var, training,
                                  momentum, eps):
     """Training batch norm's forward (batch statistics; the running-stat
     update is a side effect an exported inference graph drops), or with
     training=False the running statistics."""
     if not training:
-        return aten_native_batch_norm_legit_no_training(input, weight, bias, running_mean,
+        return traced_native_batch_norm_legit_no_training(input, weight, bias, running_mean,
                                                         running_var, momentum, eps)
     return _batch_norm_train(input, weight, bias, eps)
 
 
 @aten_traced("aten::_native_batch_norm_legit.no_stats")
-def aten_native_batch_norm_legit_no_stats(input, weight, bias, training, momentum, eps):
+def traced_native_batch_norm_legit_no_stats(input, weight, bias, training, momentum, eps):
     return _batch_norm_train(input, weight, bias, eps)
 
 
@@ -278,7 +278,7 @@ def aten_native_batch_norm_legit_no_stats(input, weight, bias, training, momentu
 
 
 @aten_traced("aten::grid_sampler_2d.default")
-def aten_grid_sampler_2d(input, grid, interpolation_mode, padding_mode, align_corners):
+def traced_grid_sampler_2d(input, grid, interpolation_mode, padding_mode, align_corners):
     """GridSample: torch's mode and padding enumerations as ONNX's strings
     (GridSample-16 says 'bilinear', GridSample-20 'linear')."""
     linear = "linear" if node_info().opset >= 20 else "bilinear"
@@ -292,13 +292,13 @@ def aten_grid_sampler_2d(input, grid, interpolation_mode, padding_mode, align_co
 
 
 @aten_traced("aten::copy.default")
-def aten_copy(self, src, non_blocking=False):
+def traced_copy(self, src, non_blocking=False):
     """The functional copy_: src cast to self's type, broadcast to its shape."""
     return op.Expand(op.CastLike(src, self), op.Shape(self))
 
 
 @aten_traced("aten::squeeze.dims")
-def aten_squeeze_dims(self, dim):
+def traced_squeeze_dims(self, dim):
     """squeeze of the listed axes that have size 1 (static sizes; a dynamic
     one stays)."""
     rank = self.rank
@@ -319,17 +319,17 @@ def _bitwise(onnx_bool, onnx_int):
 
 
 @aten_traced("aten::bitwise_and.Scalar")
-def aten_bitwise_and_scalar(self, other):
+def traced_bitwise_and_scalar(self, other):
     return _bitwise(op.And, op.BitwiseAnd)(self, other)
 
 
 @aten_traced("aten::bitwise_or.Scalar")
-def aten_bitwise_or_scalar(self, other):
+def traced_bitwise_or_scalar(self, other):
     return _bitwise(op.Or, op.BitwiseOr)(self, other)
 
 
 @aten_traced("aten::bitwise_xor.Scalar")
-def aten_bitwise_xor_scalar(self, other):
+def traced_bitwise_xor_scalar(self, other):
     return _bitwise(op.Xor, op.BitwiseXor)(self, other)
 
 
@@ -345,22 +345,22 @@ def _float_unary(onnx_op):
 
 
 @aten_traced("aten::acosh.default")
-def aten_acosh(self):
+def traced_acosh(self):
     return _float_unary(op.Acosh)(self)
 
 
 @aten_traced("aten::asinh.default")
-def aten_asinh(self):
+def traced_asinh(self):
     return _float_unary(op.Asinh)(self)
 
 
 @aten_traced("aten::atanh.default")
-def aten_atanh(self):
+def traced_atanh(self):
     return _float_unary(op.Atanh)(self)
 
 
 @aten_traced("aten::empty_strided.default")
-def aten_empty_strided(size, stride, dtype=None, layout=None, device=None, pin_memory=None):
+def traced_empty_strided(size, stride, dtype=None, layout=None, device=None, pin_memory=None):
     """Uninitialized memory: zeros of the node's result type (values are
     unspecified in torch)."""
     t = dtype if dtype is not None else node_info().result_dtypes[0]
@@ -375,6 +375,6 @@ def _zero_tensor(dtype):
 
 
 @aten_traced("aten::lift_fresh.default", "aten::lift_fresh_copy.default")
-def aten_lift_fresh(self):
+def traced_lift_fresh(self):
     """A tensor constant made in forward (torch.tensor(...)): itself."""
     return op.Identity(self)

@@ -18,7 +18,7 @@ FLOATS = (1, 10, 11, 16)
 
 
 @aten_traced("aten::add.Tensor")
-def aten_add_bool(self, other, alpha=1):
+def traced_add_bool(self, other, alpha=1):
     """bool + bool is a logical or (alpha is a bool too)."""
     if self.dtype != BOOL or getattr(other, "dtype", None) != BOOL:
         return NotImplemented
@@ -28,7 +28,7 @@ def aten_add_bool(self, other, alpha=1):
 
 
 @aten_traced("aten::mul.Tensor")
-def aten_mul_bool(self, other):
+def traced_mul_bool(self, other):
     if self.dtype != BOOL or getattr(other, "dtype", None) != BOOL:
         return NotImplemented
     return op.And(self, other)
@@ -45,19 +45,19 @@ def _int_matmul(a, b):
 
 
 @aten_traced("aten::mv.default")
-def aten_mv(self, vec):
+def traced_mv(self, vec):
     if self.dtype in FLOATS:
         return op.MatMul(self, vec)
     return _int_matmul(self, vec)
 
 
 @aten_traced("aten::dot.default")
-def aten_dot(self, tensor):
+def traced_dot(self, tensor):
     return op.ReduceSum(op.Mul(self, tensor), keepdims=0)
 
 
 @aten_traced("aten::vdot.default")
-def aten_vdot(self, other):
+def traced_vdot(self, other):
     """Real tensors: the dot product (conjugation changes nothing)."""
     return op.ReduceSum(op.Mul(self, other), keepdims=0)
 
@@ -79,7 +79,7 @@ def _unsortable(values, like):
 
 
 @aten_traced("aten::sort.default", "aten::sort.stable")
-def aten_sort(self, stable=None, dim=-1, descending=False):
+def traced_sort(self, stable=None, dim=-1, descending=False):
     """TopK over the whole axis (ONNX's TopK breaks ties by the lower index,
     so the order is stable)."""
     if self.rank == 0:
@@ -92,7 +92,7 @@ def aten_sort(self, stable=None, dim=-1, descending=False):
 
 
 @aten_traced("aten::topk.default")
-def aten_topk(self, k, dim=-1, largest=True, sorted=True):
+def traced_topk(self, k, dim=-1, largest=True, sorted=True):
     if self.rank == 0:
         return op.Identity(self), op.Constant(value=np.zeros([], dtype=np.int64))
     x = _sortable(self)
@@ -102,7 +102,7 @@ def aten_topk(self, k, dim=-1, largest=True, sorted=True):
 
 
 @aten_traced("aten::gather.default")
-def aten_gather(self, dim, index, sparse_grad=False):
+def traced_gather(self, dim, index, sparse_grad=False):
     if index.dtype not in (6, INT64):
         index = op.Cast(index, to=INT64)
     if index.shape is not None and 0 in index.shape:  # no element: an empty result
@@ -116,13 +116,13 @@ def aten_gather(self, dim, index, sparse_grad=False):
 
 
 @aten_traced("aten::scatter_add.default")
-def aten_scatter_add(self, dim, index, src):
-    from oxs.torch.traced.indexing import aten_scatter_reduce
-    return aten_scatter_reduce(self, dim, index, src, "sum", True)
+def traced_scatter_add(self, dim, index, src):
+    from oxs.torch.traced.indexing import traced_scatter_reduce
+    return traced_scatter_reduce(self, dim, index, src, "sum", True)
 
 
 @aten_traced("aten::flip.default")
-def aten_flip(self, dims):
+def traced_flip(self, dims):
     if self.rank == 0 or not dims:
         return op.Identity(self)
     axes = sorted({d % self.rank for d in dims})
@@ -139,12 +139,12 @@ def _minmax(reduce, self, dim, keepdim):
 
 
 @aten_traced("aten::amax.default")
-def aten_amax(self, dim=(), keepdim=False):
+def traced_amax(self, dim=(), keepdim=False):
     return _minmax(op.ReduceMax, self, dim, keepdim)
 
 
 @aten_traced("aten::amin.default")
-def aten_amin(self, dim=(), keepdim=False):
+def traced_amin(self, dim=(), keepdim=False):
     return _minmax(op.ReduceMin, self, dim, keepdim)
 
 
@@ -160,12 +160,12 @@ def _arg(onnx_arg, self, dim, keepdim):
 
 
 @aten_traced("aten::argmax.default")
-def aten_argmax(self, dim=None, keepdim=False):
+def traced_argmax(self, dim=None, keepdim=False):
     return _arg(op.ArgMax, self, dim, keepdim)
 
 
 @aten_traced("aten::argmin.default")
-def aten_argmin(self, dim=None, keepdim=False):
+def traced_argmin(self, dim=None, keepdim=False):
     return _arg(op.ArgMin, self, dim, keepdim)
 
 
@@ -191,7 +191,7 @@ def _nearest(input, output_size, scales, k):
 
 @aten_traced("aten::upsample_nearest1d.default", "aten::upsample_nearest2d.default",
              "aten::upsample_nearest3d.default")
-def aten_upsample_nearest(self, output_size, scales=None, scales_h=None, scales_w=None,
+def traced_upsample_nearest(self, output_size, scales=None, scales_h=None, scales_w=None,
                           scales_d=None):
     k = self.rank - 2
     given = {1: [scales], 2: [scales_h, scales_w], 3: [scales_d, scales_h, scales_w]}[k]
@@ -199,7 +199,7 @@ def aten_upsample_nearest(self, output_size, scales=None, scales_h=None, scales_
 
 
 @aten_traced("aten::cumsum.default")
-def aten_cumsum(self, dim, dtype=None):
+def traced_cumsum(self, dim, dtype=None):
     x = self
     if dtype is not None:
         x = op.Cast(x, to=dtype)
@@ -211,7 +211,7 @@ def aten_cumsum(self, dim, dtype=None):
 
 
 @aten_traced("aten::sum.dim_IntList")
-def aten_sum_dim(self, dim=None, keepdim=False, dtype=None):
+def traced_sum_dim(self, dim=None, keepdim=False, dtype=None):
     x = self
     if dtype is not None:
         x = op.Cast(x, to=dtype)

@@ -20,7 +20,7 @@ def _static(x, what):
 
 
 @aten_traced("aten::as_strided.default")
-def aten_as_strided(self, size, stride, storage_offset=None):
+def traced_as_strided(self, size, stride, storage_offset=None):
     """A strided view of self's (contiguous) storage: Gather of the flat
     positions offset + sum_i(arange(size_i) * stride_i)."""
     flat_pos = np.full([], storage_offset or 0, dtype=np.int64)
@@ -33,7 +33,7 @@ def aten_as_strided(self, size, stride, storage_offset=None):
 
 
 @aten_traced("aten::diagonal.default")
-def aten_diagonal(self, offset=0, dim1=0, dim2=1):
+def traced_diagonal(self, offset=0, dim1=0, dim2=1):
     """The diagonal of dims (dim1, dim2) as the last axis: those axes moved to
     the end, flattened, and the diagonal's flat positions gathered."""
     rank = self.rank
@@ -68,21 +68,21 @@ def _identity_of(reduce, dtype):
 
 
 @aten_traced("aten::scatter_reduce.two")
-def aten_scatter_reduce(self, dim, index, src, reduce, include_self=True):
+def traced_scatter_reduce(self, dim, index, src, reduce, include_self=True):
     """ScatterElements with the reduction torch names; include_self=False
     first sets the scattered positions to the reduction's identity; mean
     divides the sum by the count (floor division for integers, as torch)."""
     rank = self.rank
     if rank == 0:
         self1, index1, src1 = (op.Reshape(t, [1]) for t in (self, index, src))
-        return op.Reshape(aten_scatter_reduce(self1, 0, index1, src1, reduce, include_self),
+        return op.Reshape(traced_scatter_reduce(self1, 0, index1, src1, reduce, include_self),
                           [])
     if reduce not in _REDUCTIONS and reduce != "mean":
         raise NotImplementedError(f"scatter_reduce with reduce={reduce!r}")
     if self.dtype == BOOL and reduce != "mean":
         # bool sum/amax are a logical or, prod/amin an and: max/min over 0/1.
         as_int = {"sum": "amax", "amax": "amax", "prod": "amin", "amin": "amin"}[reduce]
-        r = aten_scatter_reduce(op.Cast(self, to=INT64), dim, index, op.Cast(src, to=INT64),
+        r = traced_scatter_reduce(op.Cast(self, to=INT64), dim, index, op.Cast(src, to=INT64),
                                 as_int, include_self)
         return op.Cast(r, to=BOOL)
     src = op.Slice(op.CastLike(src, self), [0] * rank, op.Shape(index), list(range(rank)))
@@ -107,7 +107,7 @@ def aten_scatter_reduce(self, dim, index, src, reduce, include_self=True):
 
 
 @aten_traced("aten::masked_scatter.default")
-def aten_masked_scatter(self, mask, source):
+def traced_masked_scatter(self, mask, source):
     """self with the positions where mask is true (broadcast to self's shape)
     filled with source's elements in order: the k-th true position takes
     source.flatten()[k] (k from a cumulative sum of the mask)."""
@@ -125,7 +125,7 @@ def aten_masked_scatter(self, mask, source):
 
 
 @aten_traced("aten::index_select.default")
-def aten_index_select(self, dim, index):
+def traced_index_select(self, dim, index):
     """Gather along dim; a 0-d self (Gather needs rank 1) is viewed as [1]."""
     if self.rank == 0:  # index holds one element (0); the result is 0-d
         return op.Reshape(op.Gather(op.Reshape(self, [1]), op.Reshape(index, [-1]), axis=0),

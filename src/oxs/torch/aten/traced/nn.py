@@ -47,7 +47,7 @@ def _pool_args(self, kernel_size, stride, padding, dilation=None):
 
 @aten_traced("aten::avg_pool3d.default", "aten::avg_pool1d.default")
 @_batched
-def aten_avg_pool3d(self, kernel_size, stride=(), padding=0, ceil_mode=False,
+def traced_avg_pool3d(self, kernel_size, stride=(), padding=0, ceil_mode=False,
                     count_include_pad=True, divisor_override=None):
     kernel, strides, pads, _ = _pool_args(self, kernel_size, stride, padding)
     if divisor_override is not None:
@@ -61,7 +61,7 @@ def aten_avg_pool3d(self, kernel_size, stride=(), padding=0, ceil_mode=False,
 
 @aten_traced("aten::max_pool3d_with_indices.default")
 @_batched
-def aten_max_pool3d_with_indices(self, kernel_size, stride=(), padding=0, dilation=1,
+def traced_max_pool3d_with_indices(self, kernel_size, stride=(), padding=0, dilation=1,
                                  ceil_mode=False):
     """MaxPool's indices count over the whole tensor (n, c, spatial); torch's
     over each channel's spatial positions: the remainder by the spatial size."""
@@ -75,7 +75,7 @@ def aten_max_pool3d_with_indices(self, kernel_size, stride=(), padding=0, dilati
 @aten_traced("aten::_adaptive_avg_pool3d.default", "aten::adaptive_avg_pool3d.default",
              "aten::adaptive_avg_pool1d.default")
 @_batched
-def aten_adaptive_avg_pool3d(self, output_size):
+def traced_adaptive_avg_pool3d(self, output_size):
     """Global average over the spatial axes when every output size is 1;
     else AveragePool with the kernel and stride the static input sizes give
     (each input size a multiple of its output size, as torch's windows are
@@ -102,7 +102,7 @@ def aten_adaptive_avg_pool3d(self, output_size):
 
 
 @aten_traced("aten::col2im.default")
-def aten_col2im(self, output_size, kernel_size, dilation, padding, stride):
+def traced_col2im(self, output_size, kernel_size, dilation, padding, stride):
     k = len(kernel_size)
     pads = _triple(padding, k)
     x = self if self.rank == 3 else op.Unsqueeze(self, [0])
@@ -129,12 +129,12 @@ def _pairwise(x1, x2, p):
 
 
 @aten_traced("aten::_cdist_forward.default")
-def aten_cdist_forward(x1, x2, p, compute_mode=None):
+def traced_cdist_forward(x1, x2, p, compute_mode=None):
     return _pairwise(x1, x2, p)
 
 
 @aten_traced("aten::_pdist_forward.default")
-def aten_pdist_forward(self, p=2.0):
+def traced_pdist_forward(self, p=2.0):
     """The upper triangle (i < j, row by row) of self's pairwise distances;
     the row count is static."""
     n = self.shape[0] if self.shape else None
@@ -182,7 +182,7 @@ def _attention(query, key, value, attn_mask, is_causal, scale, enable_gqa):
 
 
 @aten_traced("aten::scaled_dot_product_attention.default")
-def aten_scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0,
+def traced_scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0,
                                       is_causal=False, scale=None, enable_gqa=False):
     if dropout_p:
         raise NotImplementedError("scaled_dot_product_attention with dropout_p > 0 (export in "
@@ -191,7 +191,7 @@ def aten_scaled_dot_product_attention(query, key, value, attn_mask=None, dropout
 
 
 @aten_traced("aten::_scaled_dot_product_flash_attention_for_cpu.default")
-def aten_sdpa_flash_cpu(query, key, value, dropout_p=0.0, is_causal=False, attn_mask=None,
+def traced_sdpa_flash_cpu(query, key, value, dropout_p=0.0, is_causal=False, attn_mask=None,
                         scale=None):
     """(output, logsumexp over the keys) of the CPU flash kernel."""
     if dropout_p:
@@ -209,18 +209,18 @@ def _result_dtype(dtype):
 
 
 @aten_traced("aten::rand.default")
-def aten_rand(size, dtype=None, layout=None, device=None, pin_memory=None):
+def traced_rand(size, dtype=None, layout=None, device=None, pin_memory=None):
     """Uniform in [0, 1) (ONNX's generator: torch's values are not reproduced)."""
     return op.RandomUniform(shape=list(size), dtype=_result_dtype(dtype), low=0.0, high=1.0)
 
 
 @aten_traced("aten::randn.default")
-def aten_randn(size, dtype=None, layout=None, device=None, pin_memory=None):
+def traced_randn(size, dtype=None, layout=None, device=None, pin_memory=None):
     return op.RandomNormal(shape=list(size), dtype=_result_dtype(dtype), mean=0.0, scale=1.0)
 
 
 @aten_traced("aten::randperm.default")
-def aten_randperm(n, dtype=None, layout=None, device=None, pin_memory=None):
+def traced_randperm(n, dtype=None, layout=None, device=None, pin_memory=None):
     """A random permutation of 0..n-1: the order that sorts n uniform values."""
     keys = op.RandomUniform(shape=[n], dtype=1)
     _, idx = op.TopK(keys, np.array([n], dtype=np.int64), axis=0, _num_outputs=2)

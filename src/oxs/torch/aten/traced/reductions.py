@@ -49,17 +49,17 @@ def _variance(self, dim, correction, keepdim):
 
 
 @aten_traced("aten::var.correction")
-def aten_var_correction(self, dim=None, correction=None, keepdim=False):
+def traced_var_correction(self, dim=None, correction=None, keepdim=False):
     return _variance(self, dim, correction, keepdim)[0]
 
 
 @aten_traced("aten::var.dim")
-def aten_var_dim(self, dim=None, unbiased=True, keepdim=False):
+def traced_var_dim(self, dim=None, unbiased=True, keepdim=False):
     return _variance(self, dim, 1 if unbiased else 0, keepdim)[0]
 
 
 @aten_traced("aten::std.correction")
-def aten_std_correction(self, dim=None, correction=None, keepdim=False):
+def traced_std_correction(self, dim=None, correction=None, keepdim=False):
     return op.Sqrt(_variance(self, dim, correction, keepdim)[0])
 
 
@@ -73,13 +73,13 @@ def _mean(self, axes, keepdim):
 
 
 @aten_traced("aten::var_mean.correction")
-def aten_var_mean_correction(self, dim=None, correction=None, keepdim=False):
+def traced_var_mean_correction(self, dim=None, correction=None, keepdim=False):
     var, axes = _variance(self, dim, correction, keepdim)
     return var, _mean(self, axes, keepdim)
 
 
 @aten_traced("aten::std_mean.correction")
-def aten_std_mean_correction(self, dim=None, correction=None, keepdim=False):
+def traced_std_mean_correction(self, dim=None, correction=None, keepdim=False):
     var, axes = _variance(self, dim, correction, keepdim)
     return op.Sqrt(var), _mean(self, axes, keepdim)
 
@@ -93,13 +93,13 @@ def _prod_input(self, dtype):
 
 
 @aten_traced("aten::prod.default")
-def aten_prod(self, dtype=None):
+def traced_prod(self, dtype=None):
     x = _prod_input(self, dtype)
     return op.ReduceProd(x, keepdims=0) if self.rank else op.Identity(x)
 
 
 @aten_traced("aten::prod.dim_int")
-def aten_prod_dim(self, dim, keepdim=False, dtype=None):
+def traced_prod_dim(self, dim, keepdim=False, dtype=None):
     return _reduce(op.ReduceProd, _prod_input(self, dtype), _axes(self, dim), keepdim)
 
 
@@ -114,32 +114,32 @@ def _all(self, dim, keepdim):
 
 
 @aten_traced("aten::any.dims")
-def aten_any_dims(self, dim=None, keepdim=False):
+def traced_any_dims(self, dim=None, keepdim=False):
     return _any(self, dim, keepdim)
 
 
 @aten_traced("aten::any.dim")
-def aten_any_dim(self, dim, keepdim=False):
+def traced_any_dim(self, dim, keepdim=False):
     return _any(self, dim, keepdim)
 
 
 @aten_traced("aten::any.default")
-def aten_any(self):
+def traced_any(self):
     return _any(self, None, False)
 
 
 @aten_traced("aten::all.dim", "aten::all.dims")
-def aten_all_dim(self, dim=None, keepdim=False):
+def traced_all_dim(self, dim=None, keepdim=False):
     return _all(self, dim, keepdim)
 
 
 @aten_traced("aten::all.default")
-def aten_all(self):
+def traced_all(self):
     return _all(self, None, False)
 
 
 @aten_traced("aten::_safe_softmax.default")
-def aten_safe_softmax(self, dim, dtype=None):
+def traced_safe_softmax(self, dim, dtype=None):
     """softmax, with 0 (not NaN) for a row that is all -inf (attention rows
     every key is masked for)."""
     x = op.Cast(self, to=dtype) if dtype is not None else self
