@@ -205,3 +205,21 @@ def test_op_on_builder_values_adds_nodes():
     m = b.finish()
     out = oxs.run(m, {"x": np.array([[-3.0, 0.5], [1.0, -1.0]], np.float32)})["y"]
     np.testing.assert_allclose(out, [[0.0, 1.5], [2.0, 0.0]])
+
+
+class _Reductions(torch.nn.Module):
+    def forward(self, x):
+        return torch.amax(x, [1]), x.var(dim=1), x.any(dim=0)
+
+
+@pytest.mark.parametrize("opset", [17, 18])
+def test_trace_only_reductions_follow_the_export_opset(opset):
+    """Written for opset 18 (Reduce* axes as an input); at 17 the graph-mode
+    op call passes constant axes as the attribute."""
+    x = torch.randn(3, 5)
+    m = oxs.torch.export(_Reductions(), (x,), opset=opset)
+    reduce_max = next(n for n in m.graph.nodes if n.op_type == "ReduceMax")
+    assert len(reduce_max.inputs) == (2 if opset >= 18 else 1)
+    out = oxs.run(m, {"x": x.numpy()})
+    for got, want in zip(out.values(), _Reductions()(x)):
+        np.testing.assert_allclose(got, want.numpy(), rtol=1e-5)

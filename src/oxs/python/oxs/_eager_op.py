@@ -49,6 +49,10 @@ def _graph_constant(b, value, dtype, i):
     return b.initializer("", _as_array(value, i))
 
 
+# Ops that take their axes as an input from opset 18 (an attribute before).
+_AXES_INPUT_18 = {"ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceLogSumExp",
+                  "ReduceL1", "ReduceL2", "ReduceLogSum", "ReduceSumSquare"}
+
 # Concrete input types of schemas (Reshape's shape: "tensor(int64)").
 _CONCRETE = {"tensor(int64)": 7, "tensor(int32)": 6, "tensor(float)": 1, "tensor(bool)": 9,
              "tensor(double)": 11, "tensor(float16)": 10}
@@ -66,6 +70,11 @@ def _graph_op(opset, domain, name, args, attrs, n_out, values):
     input bound to the same type constraint has (as onnxscript's tracer
     does), else float32 / int64."""
     b = values[0].builder if values else GRAPH_BUILDERS[-1]
+    if domain == "" and name in _AXES_INPUT_18 and len(args) > 1 and b.opset < 18 and \
+            not isinstance(args[1], _core.BuilderValue) and args[1] is not None:
+        # Written for opset 18 (axes as an input), built at 13..17 (an attribute).
+        attrs = dict(attrs, axes=[int(a) for a in np.asarray(args[1]).reshape(-1)])
+        args = (args[0],) + tuple(args[2:])
     formal = _core.op_inputs(domain, name, opset.version) if domain in ("", "ai.onnx.ml") else []
 
     def constraint(i):

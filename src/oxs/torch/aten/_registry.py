@@ -42,7 +42,8 @@ Rules every function follows:
   inserts that Cast and the function ignores dtype; where dtype chooses the
   result's type ("result": full, zeros, ones, arange, *_like, new_*,
   scalar_tensor, _to_copy), the dispatcher passes the FX node's result dtype
-  when the argument is None;
+  when the argument is None or left out (declared `dtype: int = -1`, so such
+  a node fits);
 - `Scalar` arguments are float attributes, cast to the tensor's type inside
   the function; type promotion between inputs is the dispatcher's (each
   function computes in its inputs' element type);
