@@ -22,9 +22,7 @@ DOC = ROOT / "docs" / "aten-coverage.md"
 
 # Overloads the models reach with torch's own CPU kernels (make_fx on real
 # tensors) that the exporter's meta recorder never records.
-NOT_COVERED = {
-    "mkldnn_rnn_layer.default": "LSTM's oneDNN kernel; the recorder traces nn.LSTM unrolled",
-}
+NOT_COVERED: dict = {}
 
 
 def _generator():

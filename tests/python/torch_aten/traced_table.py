@@ -16,6 +16,9 @@ TRACED: list = []
 # export follows) with C elements; no model reads them: output 0 is compared.
 FIRST_OUTPUT_ONLY = {"aten::_native_batch_norm_legit_no_training.default",
                      "aten::_native_batch_norm_legit.default"}
+# mkldnn_rnn_layer's 4th output is the kernel's workspace (uint8, its size
+# the kernel's; the meta kernel says empty): outputs 0-2 are compared.
+FIRST_OUTPUTS = {"aten::mkldnn_rnn_layer.default": 3}
 
 
 def case(overload, *args, values=True, rtol=1e-5, atol=1e-6, **kwargs):
@@ -147,6 +150,13 @@ case("aten::upsample_nearest1d.default", f32(1, 2, 5), [8])
 case("aten::upsample_nearest2d.default", f32(1, 2, 3, 4), [6, 8])
 case("aten::upsample_nearest2d.default", f32(1, 1, 3, 3), [7, 5])
 case("aten::upsample_nearest3d.default", f32(1, 1, 2, 3, 2), [4, 6, 4])
+
+case("aten::mkldnn_rnn_layer.default", f32(5, 2, 8), f32(64, 8, lo=-0.3, hi=0.3),
+     f32(64, 16, lo=-0.3, hi=0.3), f32(64), f32(64), f32(2, 16), f32(2, 16), False, [], 2, 16, 1,
+     True, False, False, False, rtol=1e-4, atol=1e-5)
+case("aten::mkldnn_rnn_layer.default", f32(5, 2, 8), f32(64, 8, lo=-0.3, hi=0.3),
+     f32(64, 16, lo=-0.3, hi=0.3), f32(64), f32(64), f32(2, 16), f32(2, 16), True, [], 2, 16, 1,
+     True, False, False, False, rtol=1e-4, atol=1e-5)
 
 # ---------------------------------------------------------------- creation (random: shapes)
 case("aten::empty_strided.default", [2, 3], [3, 1], dtype=DT(np.float32), values=False)

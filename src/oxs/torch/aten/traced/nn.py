@@ -225,3 +225,43 @@ def traced_randperm(n, dtype=None, layout=None, device=None, pin_memory=None):
     keys = op.RandomUniform(shape=[n], dtype=1)
     _, idx = op.TopK(keys, np.array([n], dtype=np.int64), axis=0, _num_outputs=2)
     return op.Cast(idx, to=_result_dtype(dtype))
+
+
+# ---------------------------------------------------------------- recurrent
+
+
+def _lstm_gates(w, h):
+    """torch's gate blocks (i, f, g, o) of a [4H, ...] weight in ONNX LSTM's
+    order (i, o, f, c)."""
+    i, f, g, o = (op.Slice(w, [k * h], [(k + 1) * h], [0]) for k in range(4))
+    return op.Concat(i, o, f, g, axis=0)
+
+
+@aten_traced("aten::mkldnn_rnn_layer.default")
+def traced_mkldnn_rnn_layer(input, weight0, weight1, weight2, weight3, hx_, cx_, reverse,
+                            batch_sizes, mode, hidden_size, num_layers, has_biases,
+                            bidirectional, batch_first, train):
+    """One direction of one LSTM layer (what nn.LSTM reaches on CPU under fake
+    tracing) as ONNX LSTM: (output, hy, cy, an empty workspace)."""
+    if mode != 2:
+        raise NotImplementedError(f"mkldnn_rnn_layer mode {mode} (only LSTM, mode 2)")
+    if batch_sizes:
+        raise NotImplementedError("mkldnn_rnn_layer over packed sequences (batch_sizes)")
+    h = hidden_size
+    # nn.LSTM hands every layer seq-first input, also with batch_first (which
+    # the CPU kernel does not read: it always steps over axis 0).
+    x = input
+    w = op.Unsqueeze(_lstm_gates(weight0, h), [0])
+    r = op.Unsqueeze(_lstm_gates(weight1, h), [0])
+    inputs = [x, w, r]
+    if has_biases:
+        inputs.append(op.Unsqueeze(op.Concat(_lstm_gates(weight2, h), _lstm_gates(weight3, h),
+                                             axis=0), [0]))
+    else:
+        inputs.append(None)
+    inputs += [None, op.Unsqueeze(hx_, [0]), op.Unsqueeze(cx_, [0])]
+    y, y_h, y_c = op.LSTM(*inputs, hidden_size=h, direction="reverse" if reverse else "forward",
+                          _num_outputs=3)
+    out = op.Squeeze(y, [1])
+    workspace = op.Constant(value=np.zeros([0], dtype=np.uint8))
+    return out, op.Squeeze(y_h, [0]), op.Squeeze(y_c, [0]), workspace
