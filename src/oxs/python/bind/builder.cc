@@ -317,7 +317,12 @@ void bind_builder(py::module_& m) {
           },
           "The model's functions as a library model (empty graph).")
       .def_property_readonly(
-          "opset", [](const std::shared_ptr<PyBuilder>& self) { return self->get().opset(""); },
+          "opset",
+          [](const std::shared_ptr<PyBuilder>& self) {
+            builder::Builder& b = self->get();
+            int64_t v = b.opset("");  // 0 until the first node imports it
+            return v > 0 ? v : b.options().opset;
+          },
           "The ai.onnx opset the builder's nodes are checked against.")
       .def("finish", [](const std::shared_ptr<PyBuilder>& self) {
         if (self->parent) {
