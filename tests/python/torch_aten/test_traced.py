@@ -226,3 +226,17 @@ def test_trace_only_reductions_follow_the_export_opset(opset):
     out = oxs.run(m, {"x": x.numpy()})
     for got, want in zip(out.values(), _Reductions()(x)):
         np.testing.assert_allclose(got, want.numpy(), rtol=1e-5)
+
+
+def test_a_before_native_function_declines_what_the_native_does():
+    """_adaptive_avg_pool2d: the native AveragePool lowering for windows of
+    one size; the trace-only function (before_native) for the others."""
+    pool = torch.nn.AdaptiveAvgPool2d((2, 3))
+    _, even = oxs.torch.export(pool, (torch.randn(1, 2, 4, 6),), explain=True)
+    assert even[0]["target"] == "aten::_adaptive_avg_pool2d.default"
+    assert even[0]["winner"].startswith("_adaptive_avg_pool2d (")  # the native
+    x = torch.randn(1, 2, 5, 7)
+    m, uneven = oxs.torch.export(pool, (x,), explain=True)
+    assert uneven[0]["target"] == "aten::_adaptive_avg_pool2d.default@traced_adaptive_avg_pool2d_0"
+    out = list(oxs.run(m, {m.graph.inputs[0].name: x.numpy()}).values())[0]
+    np.testing.assert_allclose(out, pool(x).numpy(), rtol=1e-5, atol=1e-6)

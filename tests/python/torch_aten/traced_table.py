@@ -134,6 +134,8 @@ case("aten::max_pool3d_with_indices.default", f32(1, 2, 4, 4, 4), [2, 2, 2], [2,
 case("aten::_adaptive_avg_pool3d.default", f32(1, 2, 5, 6, 7), [2, 3, 4])
 case("aten::adaptive_avg_pool3d.default", f32(2, 4, 4, 4), [1, 1, 1])
 case("aten::adaptive_avg_pool1d.default", f32(1, 2, 7), [3])
+case("aten::_adaptive_avg_pool2d.default", f32(1, 2, 7, 9), [3, 4])
+case("aten::adaptive_avg_pool2d.default", f32(2, 5, 6), [4, 4])
 case("aten::col2im.default", f32(1, 8, 9), [4, 4], [2, 2], [1, 1], [0, 0], [1, 1])
 case("aten::_cdist_forward.default", f32(3, 4), f32(5, 4), 2.0, None, rtol=1e-4)
 case("aten::_cdist_forward.default", f32(2, 3, 4), f32(2, 5, 4), 1.0, None, rtol=1e-4)

@@ -26,7 +26,9 @@ Which function takes a node (looked up under the node's overload, then its
 functional form, then .default, as the dispatcher looks):
     a user's trace-only function (oxs.torch.register) > a user's ONNX Script
     function, a native C++ function (the dispatcher decides among those) >
-    the library's trace-only function > the library's ONNX Script functions.
+    the library's trace-only function > the library's ONNX Script functions;
+    a library function registered with before_native=True comes before the
+    native one (and declines the nodes the native handles).
 A trace-only function sees each tensor as a value with `.dtype` (ONNX
 element type number), `.rank` and `.shape` (the traced sizes, None for a
 dim that varies with dynamic_shapes: a specialization is made per distinct
@@ -59,6 +61,9 @@ class TracedEntry:
     overloads: tuple
     function: typing.Callable
     user: bool = False
+    # Tried before a native C++ function of the overload (the function
+    # declines, returning NotImplemented, where the native does the job).
+    before_native: bool = False
 
     @property
     def name(self) -> str:
@@ -71,16 +76,18 @@ _LIBRARY_PACKAGE = "oxs.torch.traced"
 _loaded = False
 
 
-def aten_traced(*overloads: str):
+def aten_traced(*overloads: str, before_native: bool = False):
     """Registers a trace-only function of the ATen library for each overload
-    name ("aten::index.Tensor")."""
+    name ("aten::index.Tensor"). before_native: it is tried before a native
+    C++ function of the same overload (and declines where the native does
+    the job)."""
     for o in overloads:
         if not isinstance(o, str) or "::" not in o or "." not in o.split("::", 1)[1]:
             raise ValueError(f"aten_traced: {o!r} is not an overload name like "
                              "'aten::add.Tensor'")
 
     def register(function):
-        entry = TracedEntry(tuple(overloads), function)
+        entry = TracedEntry(tuple(overloads), function, before_native=before_native)
         for o in overloads:
             _LIBRARY.setdefault(o, []).append(entry)
         return function
@@ -288,7 +295,12 @@ def specialize(inputs, params, nodes, candidates, opset):
         for n in _lookup_names(node[1]):
             if n in _USER:
                 chosen = (_USER[n][0], n)
-            elif script.get(n) or n in native:
+            elif script.get(n):
+                break
+            elif n in native:
+                first = _LIBRARY.get(n, [None])[0]
+                if first is not None and first.before_native:
+                    chosen = (first, n)
                 break
             elif n in _LIBRARY:
                 chosen = (_LIBRARY[n][0], n)

@@ -76,6 +76,24 @@ def traced_max_pool3d_with_indices(self, kernel_size, stride=(), padding=0, dila
              "aten::adaptive_avg_pool1d.default")
 @_batched
 def traced_adaptive_avg_pool3d(self, output_size):
+    return _adaptive_avg_pool(self, output_size)
+
+
+@aten_traced("aten::_adaptive_avg_pool2d.default", "aten::adaptive_avg_pool2d.default",
+             before_native=True)
+def traced_adaptive_avg_pool2d(self, output_size):
+    """Windows of different sizes (the native AveragePool lowering takes the
+    others)."""
+    spatial = list(range(self.rank - 2, self.rank))
+    sizes = [self.shape[d] if self.shape else None for d in spatial]
+    if any(s is None for s in sizes) or all(s % o == 0 for s, o in zip(sizes, output_size)):
+        return NotImplemented
+    if self.rank == 3:
+        return op.Squeeze(_adaptive_avg_pool(op.Unsqueeze(self, [0]), output_size), [0])
+    return _adaptive_avg_pool(self, output_size)
+
+
+def _adaptive_avg_pool(self, output_size):
     """Global average over the spatial axes when every output size is 1;
     else AveragePool with the kernel and stride the static input sizes give
     (each input size a multiple of its output size, as torch's windows are
