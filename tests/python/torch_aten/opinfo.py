@@ -24,6 +24,7 @@ case.
 
     python3 opinfo.py sweep OUT.jsonl   # every op of op_db (make sweep-opinfo);
                                         # resumes after a crash, skipping the op
+    python3 opinfo.py sweep OUT.jsonl --redo OP...   # run these ops again
     python3 opinfo.py summarize OUT.jsonl SUMMARY.json
 """
 
@@ -292,12 +293,17 @@ def exclusion(exclusions, r: Result):
 # ---------------------------------------------------------------- the sweep
 
 
-def sweep(out_path, names=None):
+def sweep(out_path, names=None, redo=False):
     """Runs every OpInfo (or `names`) in this process, appending one JSON
     line per case to out_path; ops already in the file are not run again
-    (a crashed sweep resumes)."""
+    (a crashed sweep resumes), unless redo: then `names`' lines are dropped
+    first and run again (after a change to their functions)."""
     done = set()
     p = pathlib.Path(out_path)
+    if redo and names and p.exists():
+        keep = [line for line in p.read_text().splitlines()
+                if line.strip() and json.loads(line)["op"] not in names]
+        p.write_text("".join(line + "\n" for line in keep))
     if p.exists():
         for line in p.read_text().splitlines():
             if line.strip():
@@ -373,7 +379,9 @@ def summarize(jsonl, out_json):
 
 def main(argv):
     if len(argv) >= 2 and argv[0] == "sweep":
-        sweep(argv[1], set(argv[2:]) or None)
+        redo = "--redo" in argv
+        names = set(a for a in argv[2:] if a != "--redo") or None
+        sweep(argv[1], names, redo)
         return 0
     if len(argv) == 3 and argv[0] == "summarize":
         data = summarize(argv[1], argv[2])

@@ -48,6 +48,8 @@ import importlib
 import re
 import typing
 
+import numpy as np
+
 from .. import _core, _eager_op
 from ._trace import ExportError
 
@@ -212,8 +214,8 @@ class _Specializer:
         body = self.lib.function(DOMAIN, fname, [])
         values = {}
         for n, vid in inputs:
-            dtype, rank = types[vid]  # rank: the dims (None where they vary)
-            values[vid] = body.input(n, dtype, list(rank))
+            dtype, dims = types[vid]  # dims: None where they vary
+            values[vid] = body.input(n, dtype, list(dims))
         kwargs = {}
         for aname, stype, kind, value in args:
             if kind == "t":
@@ -246,8 +248,7 @@ class _Specializer:
             raise ExportError(f"export: {where}: the trace-only function {entry.name} returned "
                               f"{len(out)} values; the node has {len(outs)} outputs")
         for i, v in enumerate(out):
-            if not isinstance(v, _core.BuilderValue):
-                import numpy as np
+            if not isinstance(v, _core.BuilderValue):  # a constant result
                 v = body.initializer("", np.asarray(v))
             body.output(v, f"result_{i}")
         self.lib.add_function(body)
