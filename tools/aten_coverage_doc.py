@@ -38,6 +38,8 @@ def torchlib_registry() -> dict:
         key = name if "." in name.split("::", 1)[1] else name + ".default"
         kinds = {"trace-only" if type(o).__name__ == "TracedOnnxFunction" else "script"
                  for o in fn.overloads}
+        if not kinds and fn.complex:
+            kinds = {"complex only"}
         out[key] = "/".join(sorted(kinds))
     return out
 
@@ -144,7 +146,9 @@ def render() -> str:
         "Functions: `script` (ONNX Script, src/oxs/torch/aten/*.py), `traced` (trace-only, "
         "src/oxs/torch/aten/traced/), `native` (C++, src/oxs/torch/native/). OpInfo: cases "
         "whose exported graph called the overload that passed (oxs, and ONNX Runtime unless "
-        "it has no kernel) / all such cases; dtypes: those with a passing case.",
+        "it has no kernel) / all such cases (+ cases that failed for want of it); dtypes: "
+        "the OpInfo dtypes of those passing cases (the case's dtype, which an op may cast "
+        "from: `_softmax` under an int32 case computes in float).",
         "",
         "| overload | oxs | OpInfo passed | dtypes | torchlib |",
         "|---|---|---|---|---|",

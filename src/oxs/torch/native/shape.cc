@@ -132,6 +132,7 @@ std::vector<Var> squeeze(Context& cx) {
   int64_t rank = static_cast<int64_t>(*x.rank());
   if (!cx.has("dim")) return {cx.b.op("Squeeze", {x})};
   int64_t axis = normalize_axis(cx, cx.get_int("dim"), rank);
+  if (rank == 0) return {cx.b.op("Identity", {x})};  // dim 0 or -1 of a 0-d tensor
   auto s = x.shape();
   if ((*s)[axis].is_known() && (*s)[axis].value() != 1) return {cx.b.op("Identity", {x})};
   return {cx.b.op("Squeeze", {x, cx.ints({axis})})};
@@ -143,6 +144,7 @@ std::vector<Var> split(Context& cx) {
   Var x = cx.tensor("self");
   int64_t rank = static_cast<int64_t>(*x.rank());
   int64_t dim = normalize_axis(cx, cx.get_int("dim", 0), rank);
+  if (rank == 0) cx.fail("split of a 0-d tensor");
   std::vector<int64_t> sizes;
   for (const OutMeta& o : cx.node.outputs) {
     if (o.id >= 0 && static_cast<int64_t>(o.dims.size()) != rank)
@@ -170,6 +172,7 @@ std::vector<Var> unbind(Context& cx) {
   Var x = cx.tensor("self");
   int64_t rank = static_cast<int64_t>(*x.rank());
   int64_t dim = normalize_axis(cx, cx.get_int("dim", 0), rank);
+  if (rank == 0) cx.fail("unbind of a 0-d tensor");
   auto s = x.shape();
   if (!s || !(*s)[dim].is_known()) cx.fail("unbind along a dynamic dimension is not supported");
   auto n = static_cast<size_t>((*s)[dim].value());
