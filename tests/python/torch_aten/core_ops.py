@@ -18,23 +18,21 @@ MISSING = pathlib.Path(__file__).resolve().parent / "core_missing.txt"
 
 
 def core_overloads() -> list:
-    """'aten::add.Tensor', ... for every overload tagged core, sorted."""
-    out = []
-    for name in dir(torch.ops.aten):
+    """'aten::add.Tensor', ... for every overload tagged core, sorted. Every
+    registered aten operator is looked at (dir(torch.ops.aten) lists only
+    those a process has touched so far)."""
+    out = set()
+    for name in torch._C._dispatch_get_all_op_names():
+        if not name.startswith("aten::"):
+            continue
+        op, _, ovl = name[len("aten::"):].partition(".")
         try:
-            packet = getattr(torch.ops.aten, name)
+            overload = getattr(getattr(torch.ops.aten, op), ovl or "default")
         except (AttributeError, RuntimeError):
             continue
-        if not hasattr(packet, "overloads"):
-            continue
-        for o in packet.overloads():
-            try:
-                overload = getattr(packet, o)
-            except (AttributeError, RuntimeError):
-                continue
-            if torch.Tag.core in overload.tags:
-                out.append(f"aten::{name}.{o}")
-    return sorted(set(out))
+        if torch.Tag.core in overload.tags:
+            out.add(f"aten::{op}.{ovl or 'default'}")
+    return sorted(out)
 
 
 def coverage(overloads) -> dict:
