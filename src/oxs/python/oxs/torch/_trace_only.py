@@ -34,7 +34,8 @@ element type number), `.rank` and `.shape` (the traced sizes, None for a
 dim that varies with dynamic_shapes: a specialization is made per distinct
 static shape, so a function may read sizes), Python values for the other arguments
 (ScalarType as an ONNX element type number, None where the node gives None),
-and `node_info()` for the node's result types. A function that returns
+and `node_info()` for the node's result types and which results the graph
+reads. A function that returns
 NotImplemented declines the node, which then goes to the dispatcher's other
 candidates as if it had none. While it runs, every op.X(...)
 adds a node to its body (also ops whose inputs are all constants). An
@@ -135,6 +136,7 @@ class NodeInfo:
     result_dtypes: tuple
     result_ranks: tuple
     opset: int
+    results_used: tuple = ()  # per result, whether the graph reads it
 
 
 _CURRENT: list = []
@@ -196,7 +198,8 @@ class _Specializer:
                 inputs.extend((f"{aname}__{j}", i) for j, i in enumerate(value) if i >= 0)
             else:
                 arg_key.append((aname, kind, _frozen(value)))
-        result = tuple((o[1], len(o[2])) for o in outs)  # result element types and ranks
+        # result element types, ranks, and whether the graph reads them
+        result = tuple((o[1], len(o[2]), o[0] >= 0) for o in outs)
         key = (id(entry.function), looked_up, tuple(arg_key), result)
         if key not in self.by_key:
             self.by_key[key] = self._build(entry, looked_up, node, types, inputs, result)
@@ -227,8 +230,9 @@ class _Specializer:
             else:
                 kwargs[aname] = value
         where = f"node '{name}' ({target}) in {module or '<root>'}"
-        _CURRENT.append(NodeInfo(name, looked_up, tuple(d for d, _ in result),
-                                 tuple(r for _, r in result), self.opset))
+        _CURRENT.append(NodeInfo(name, looked_up, tuple(d for d, _, _ in result),
+                                 tuple(r for _, r, _ in result), self.opset,
+                                 tuple(u for _, _, u in result)))
         _eager_op.GRAPH_BUILDERS.append(body)  # every op.X(...) adds to the body
         try:
             out = entry.function(**kwargs)

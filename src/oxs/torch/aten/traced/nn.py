@@ -59,6 +59,19 @@ def traced_avg_pool3d(self, kernel_size, stride=(), padding=0, ceil_mode=False,
                           ceil_mode=int(ceil_mode), count_include_pad=int(count_include_pad))
 
 
+@aten_traced("aten::max_pool2d_with_indices.default", before_native=True)
+def traced_max_pool2d_with_indices(self, kernel_size, stride=(), padding=0, dilation=1,
+                                   ceil_mode=False):
+    """The indices too, and unbatched [C, H, W] input (the native MaxPool
+    lowering takes batched nodes whose indices nobody reads)."""
+    used = node_info().results_used
+    if self.rank == 4 and (len(used) < 2 or not used[1]):
+        return NotImplemented
+    return traced_max_pool3d_with_indices(self=self, kernel_size=kernel_size, stride=stride,
+                                          padding=padding, dilation=dilation,
+                                          ceil_mode=ceil_mode)
+
+
 @aten_traced("aten::max_pool3d_with_indices.default")
 @_batched
 def traced_max_pool3d_with_indices(self, kernel_size, stride=(), padding=0, dilation=1,
@@ -66,8 +79,11 @@ def traced_max_pool3d_with_indices(self, kernel_size, stride=(), padding=0, dila
     """MaxPool's indices count over the whole tensor (n, c, spatial); torch's
     over each channel's spatial positions: the remainder by the spatial size."""
     kernel, strides, pads, dil = _pool_args(self, kernel_size, stride, padding, dilation)
-    y, idx = op.MaxPool(self, kernel_shape=kernel, strides=strides, pads=pads,
+    x = op.Cast(self, to=1) if self.dtype == 16 else self  # MaxPool has no bfloat16
+    y, idx = op.MaxPool(x, kernel_shape=kernel, strides=strides, pads=pads,
                         dilations=dil, ceil_mode=int(ceil_mode), _num_outputs=2)
+    if self.dtype == 16:
+        y = op.Cast(y, to=16)  # exact: the maxima are bfloat16 values
     spatial = op.ReduceProd(op.Shape(self, start=2), keepdims=0)
     return y, op.Mod(idx, spatial)
 
