@@ -52,7 +52,13 @@ import typing
 import numpy as np
 
 from .. import _core, _eager_op
-from ._trace import ExportError
+
+
+def _export_error():
+    # Imported when needed: the ATen library's build imports this module
+    # (the registry lists trace-only functions), where torch may be absent.
+    from ._trace import ExportError
+    return ExportError
 
 DOMAIN = "pkg.oxs.torch.traced"
 
@@ -234,6 +240,7 @@ class _Specializer:
                                  tuple(r for _, r, _ in result), self.opset,
                                  tuple(u for _, _, u in result)))
         _eager_op.GRAPH_BUILDERS.append(body)  # every op.X(...) adds to the body
+        ExportError = _export_error()
         try:
             out = entry.function(**kwargs)
         except ExportError:
