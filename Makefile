@@ -5,7 +5,8 @@ BUILD ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps configure build demo test test-asan fuzz bench format clean python print-python
+.PHONY: all deps configure build demo test test-asan fuzz bench format clean python print-python \
+  sweep-opinfo aten-coverage-doc
 
 # The project venv's Python (scripts/install-deps makes it; outside the
 # checkout, shared by every clone): the module is built for it and every
@@ -45,6 +46,26 @@ demo: configure
 python: configure
 	cmake --build $(BUILD) -j $(JOBS) --target oxs_python
 	@echo "oxs package built: PYTHONPATH=$(abspath $(BUILD))/python $(PYTHON) -c 'import oxs'"
+
+# Every OpInfo op of torch's op_db exported one op at a time and compared with
+# torch eager on oxs and ONNX Runtime (tests/python/torch_aten/opinfo.py; make
+# test runs a subset). Slow: tens of minutes. A crash (the op is marked
+# crashed) resumes with the next op. The summary feeds docs/aten-coverage.md.
+SWEEP_OUT ?= $(BUILD)/opinfo-sweep.jsonl
+sweep-opinfo: build
+	rm -f $(SWEEP_OUT)
+	cd tests/python/torch_aten && for i in $$(seq 30); do \
+	  PYTHONPATH=$(abspath $(BUILD))/python PYTHONDONTWRITEBYTECODE=1 \
+	    $(PYTHON) -W ignore opinfo.py sweep $(abspath $(SWEEP_OUT)) && break; \
+	  echo "sweep-opinfo: the sweep stopped (crash); resuming"; done
+	cd tests/python/torch_aten && PYTHONPATH=$(abspath $(BUILD))/python $(PYTHON) opinfo.py \
+	  summarize $(abspath $(SWEEP_OUT)) opinfo_summary.json
+
+# docs/aten-coverage.md from the registry, torch's Core ATen list, the sweep's
+# summary and onnxscript's torchlib (read here only; oxs never imports it).
+aten-coverage-doc: build
+	PYTHONPATH=$(abspath $(BUILD))/python:tests/python/torch_aten $(PYTHON) -W ignore \
+	  tools/aten_coverage_doc.py docs/aten-coverage.md
 
 # `make test ROOM=eval` runs one room's tests (its ctest label).
 test: build

@@ -78,7 +78,8 @@ def ops_used(functions, name, seen=None):
 
 @pytest.mark.parametrize("overload", MODEL_OVERLOADS)
 def test_model_functions_export_at_opset_17(functions, overload):
-    for entry in _registry.candidates(overload):
+    # Trace-only functions are built at export time for the export's opset.
+    for entry in (e for e in _registry.candidates(overload) if not e.trace_only):
         changed = sorted(op for op in ops_used(functions, entry.name)
                          if version(op, 17) != version(op, 18))
         assert not changed, f"{entry.name} uses ops opset 18 redefined: {changed}"

@@ -19,6 +19,9 @@ namespace {
 
 struct PyBuilder {
   std::unique_ptr<builder::Builder> b;
+  // A function body's builder points into its parent's: keep it alive.
+  std::shared_ptr<PyBuilder> parent;
+  std::string function_name;  // set for a function body
   builder::Builder& get() {
     if (!b) throw Error(ErrorKind::Usage, "this GraphBuilder was finished; start a new one");
     return *b;
@@ -113,9 +116,60 @@ void bind_builder(py::module_& m) {
     }
     return out;
   });
+  m.def("op_inputs", [](const std::string& domain, const std::string& op, int64_t opset) {
+    // The formal inputs of an op: (name, "single" | "optional" | "variadic",
+    // type constraint name or concrete type string).
+    const schema::OpSignature& sig = schema::require(domain, op, opset);
+    py::list out;
+    for (const schema::FormalParam& p : sig.inputs) {
+      const char* kind = p.option == schema::ParamOption::Single     ? "single"
+                         : p.option == schema::ParamOption::Optional ? "optional"
+                                                                     : "variadic";
+      out.append(py::make_tuple(p.name, kind, p.type_constraint));
+    }
+    return out;
+  });
   py::class_<PyVar>(m, "BuilderValue", "A value of a GraphBuilder's graph.")
       .def_property_readonly("name", [](const PyVar& v) { return live(v).name(); })
       .def_property_readonly("type", [](const PyVar& v) { return live(v).type().to_string(); })
+      .def_property_readonly(
+          "dtype",
+          [](const PyVar& v) -> py::object {
+            // The ONNX element type number (None while inference does not know it).
+            const ir::Type& t = live(v).type();
+            if (!t.is_tensor() || t.elem_type() == ir::DataType::Undefined) return py::none();
+            return py::int_(static_cast<int>(t.elem_type()));
+          },
+          "The element type (an ONNX TensorProto.DataType number), or None if unknown.")
+      .def_property_readonly(
+          "shape",
+          [](const PyVar& v) -> py::object {
+            const ir::Type& t = live(v).type();
+            if (!t.is_tensor() || !t.shape()) return py::none();
+            py::list dims;
+            for (const ir::Dim& d : t.shape()->dims()) {
+              if (d.is_known()) {
+                dims.append(d.value());
+              } else if (d.is_symbolic()) {
+                dims.append(d.symbol());
+              } else {
+                dims.append(py::none());
+              }
+            }
+            return py::tuple(dims);
+          },
+          "The dims (ints, symbol names, None for unknown), or None if the rank is unknown.")
+      .def_property_readonly(
+          "rank",
+          [](const PyVar& v) -> py::object {
+            const ir::Type& t = live(v).type();
+            if (!t.is_tensor() || !t.shape()) return py::none();
+            return py::int_(t.shape()->rank());
+          },
+          "The rank, or None if unknown.")
+      .def_property_readonly(
+          "builder", [](const PyVar& v) { return v.owner; },
+          "The GraphBuilder this value belongs to (op.X(...) on it adds nodes there).")
       .def("__repr__", [](const PyVar& v) {
         return "<oxs.BuilderValue " + live(v).name() + ": " + live(v).type().to_string() + ">";
       });
@@ -214,7 +268,68 @@ void bind_builder(py::module_& m) {
             self->get().output(v.v, name);
           },
           "value"_a, "name"_a = "")
+      .def(
+          "function",
+          [](const std::shared_ptr<PyBuilder>& self, const std::string& domain,
+             const std::string& name, std::vector<std::string> attributes) {
+            // Builder::function returns its builder by guaranteed copy
+            // elision (builders never move), so it is constructed in place.
+            builder::Builder& b = self->get();
+            if (b.opset("") == 0) b.use_opset("", b.options().opset);  // the body's imports
+            auto body = std::make_shared<PyBuilder>();
+            body->b.reset(new builder::Builder(b.function(domain, name, attributes)));
+            body->parent = self;
+            body->function_name = name;
+            return body;
+          },
+          "domain"_a, "name"_a, "attributes"_a = std::vector<std::string>(),
+          "A GraphBuilder for the body of a model-local function of this builder's model "
+          "(inputs, nodes, outputs; constants become Constant nodes); hand it back with "
+          "add_function().")
+      .def(
+          "add_function",
+          [](const std::shared_ptr<PyBuilder>& self, const std::shared_ptr<PyBuilder>& body) {
+            if (body->parent != self) {
+              throw py::value_error(
+                  "add_function: the body was not started by this builder's "
+                  "function()");
+            }
+            const ir::Function& f = self->get().add_function(std::move(body->get()));
+            body->b.reset();
+            return f.name;
+          },
+          "body"_a)
+      .def(
+          "functions_model",
+          [](const std::shared_ptr<PyBuilder>& self) {
+            // A copy of the model's functions and opset imports, with an
+            // empty graph: a library the torch exporter's candidates call
+            // into. The builder stays usable.
+            builder::Builder& b = self->get();
+            auto m = std::make_shared<ir::Model>();
+            m->ir_version = b.model().ir_version;
+            m->opset_imports = b.model().opset_imports;
+            if (!ir::find_opset(m->opset_imports, "")) {
+              m->opset_imports.push_back({"", b.options().opset});
+            }
+            for (const auto& f : b.model().functions) m->functions.push_back(clone_function(*f));
+            return wrap_model(std::move(m));
+          },
+          "The model's functions as a library model (empty graph).")
+      .def_property_readonly(
+          "opset",
+          [](const std::shared_ptr<PyBuilder>& self) {
+            builder::Builder& b = self->get();
+            int64_t v = b.opset("");  // 0 until the first node imports it
+            return v > 0 ? v : b.options().opset;
+          },
+          "The ai.onnx opset the builder's nodes are checked against.")
       .def("finish", [](const std::shared_ptr<PyBuilder>& self) {
+        if (self->parent) {
+          throw Error(ErrorKind::Usage,
+                      "finish() is for a main GraphBuilder; hand a function "
+                      "body back with add_function()");
+        }
         builder::Builder& b = self->get();
         auto model = std::make_shared<ir::Model>(b.finish());
         self->b.reset();

@@ -226,6 +226,23 @@ void bind_torch(py::module_& m) {
       },
       "inputs"_a, "params"_a, "nodes"_a, "outputs"_a, "symbols"_a, "candidates"_a, "opset"_a,
       "keep_functions"_a, "explain"_a);
+  m.def(
+      "torch_native_overloads",
+      [](const std::vector<std::string>& names) {
+        // Which of these overloads have a native C++ function (the trace-only
+        // specializer leaves those nodes to the dispatcher).
+        static const torch::Library natives = [] {
+          torch::Library lib;
+          torch::add_native_functions(lib);
+          return lib;
+        }();
+        std::vector<std::string> out;
+        for (const std::string& n : names) {
+          if (natives.find(n)) out.push_back(n);
+        }
+        return out;
+      },
+      "names"_a);
 }
 
 }  // namespace oxs::python

@@ -19,3 +19,6 @@ try:
         _importlib.import_module(f"{__name__}.{_name}")
 except _CompileError as e:
     raise _CompileError(f"the ATen library does not compile:\n{e}", e.diagnostics) from None
+
+# The trace-only functions (src/oxs/torch/aten/traced/, package oxs.torch.traced).
+_importlib.import_module("oxs.torch.traced")

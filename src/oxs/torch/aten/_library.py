@@ -87,6 +87,7 @@ def describe(entry) -> dict:
     record = {"function": entry.name, "domain": _registry.DOMAIN, "overloads": list(entry.overloads),
               "trace_only": entry.trace_only, "dtype_role": entry.dtype_role}
     if entry.trace_only:
+        record["module"] = fn.__module__
         return record
     sig = inspect.signature(fn.function, eval_str=True)
     compiled = fn._sig
@@ -143,8 +144,17 @@ def describe(entry) -> dict:
 
 
 def manifest() -> list:
-    """Every entry's record, in registration order."""
-    return [describe(e) for e in _registry.entries()]
+    """Every entry's record, in registration order (function names unique:
+    the manifest and the tests find records by them)."""
+    records = [describe(e) for e in _registry.entries()]
+    seen = {}
+    for r in records:
+        if r["function"] in seen:
+            raise CompileError(f"two library functions are named '{r['function']}' (for "
+                               f"{seen[r['function']]} and {r['overloads']}): rename one "
+                               "(trace-only functions are named traced_<op>)", [])
+        seen[r["function"]] = r["overloads"]
+    return records
 
 
 # ---------------------------------------------------------------- variants

@@ -42,7 +42,8 @@ Rules every function follows:
   inserts that Cast and the function ignores dtype; where dtype chooses the
   result's type ("result": full, zeros, ones, arange, *_like, new_*,
   scalar_tensor, _to_copy), the dispatcher passes the FX node's result dtype
-  when the argument is None;
+  when the argument is None or left out (declared `dtype: int = -1`, so such
+  a node fits);
 - `Scalar` arguments are float attributes, cast to the tensor's type inside
   the function; type promotion between inputs is the dispatcher's (each
   function computes in its inputs' element type);
@@ -86,12 +87,17 @@ variants and private helpers too) and whose metadata_props key
   `default` is the value to pass when the call gives none (FunctionProto of
   IR 8 holds no attribute defaults, so callers pass every attribute);
   infinite floats are the strings "inf" / "-inf";
-- trace_only records have no params (the exporter calls them in Python).
+- trace_only records have no params, only the "module" defining the function
+  (the exporter calls them in Python).
 
-`trace_only=True` registers a plain Python function that is called at export
-time with the builder instead of being compiled (for decisions on Python-time
-facts such as ranks, static sizes and optional arguments); the exporter owns
-how such functions are called.
+Trace-only functions (plain Python called at export time over graph values,
+for decisions on ranks, dtypes, attribute values and optional arguments) live
+in src/oxs/torch/aten/traced/, installed as the package oxs.torch.traced so
+that the exporter imports them without compiling this package, and register
+with oxs.torch._trace_only.aten_traced (which documents how they are called
+and specialized); entries() and candidates() list them as trace_only
+entries (`aten_op(..., trace_only=True)` is refused: a module of this
+package is compiled on import, which the exporter avoids).
 """
 
 from __future__ import annotations
@@ -137,6 +143,9 @@ def aten_op(*overloads: str, trace_only: bool = False, dtype: typing.Optional[st
     for o in overloads:
         if not isinstance(o, str) or "::" not in o:
             raise ValueError(f"aten_op: {o!r} is not an overload name like 'aten::add.Tensor'")
+    if trace_only:
+        raise ValueError("aten_op(..., trace_only=True): write trace-only functions in "
+                         "src/oxs/torch/aten/traced/ with oxs.torch._trace_only.aten_traced")
     if dtype is not None and dtype not in DTYPE_ROLES:
         raise ValueError(f"aten_op: dtype={dtype!r}; it is one of {DTYPE_ROLES}")
 
@@ -149,9 +158,26 @@ def aten_op(*overloads: str, trace_only: bool = False, dtype: typing.Optional[st
     return register
 
 
+_TRACED: dict = {}  # id(function) -> Entry of the trace-only package's functions
+
+
+def _traced_entries() -> list:
+    """The trace-only functions of oxs.torch.traced (src/oxs/torch/aten/
+    traced/, registered with oxs.torch._trace_only.aten_traced) as entries."""
+    from oxs.torch import _trace_only
+    out = []
+    for e in _trace_only.library_entries():
+        if id(e.function) not in _TRACED:
+            _TRACED[id(e.function)] = Entry(e.overloads, e.function, True)
+        out.append(_TRACED[id(e.function)])
+    return out
+
+
 def candidates(overload: str) -> list:
-    """The entries registered for one overload name, in registration order."""
-    return list(_REGISTRY.get(overload, ()))
+    """The entries registered for one overload name, in registration order
+    (the trace-only package's after the ONNX Script modules')."""
+    return list(_REGISTRY.get(overload, ())) + [e for e in _traced_entries()
+                                                if overload in e.overloads]
 
 
 def entries() -> list:
@@ -162,9 +188,9 @@ def entries() -> list:
             if id(e) not in seen:
                 seen.add(id(e))
                 out.append(e)
-    return out
+    return out + [e for e in _traced_entries() if id(e) not in seen]
 
 
 def overloads() -> list:
     """Every overload name with at least one function, sorted."""
-    return sorted(_REGISTRY)
+    return sorted(set(_REGISTRY) | {o for e in _traced_entries() for o in e.overloads})

@@ -20,7 +20,7 @@ from oxs.torch.aten._types import TTensor, TTensor2
 
 @aten_op("aten::full.default", dtype="result")
 @script(aten_opset, default_opset=op)
-def aten_full(size: Sequence[int], fill_value: float, dtype: int, layout: int = -1,
+def aten_full(size: Sequence[int], fill_value: float, dtype: int = -1, layout: int = -1,
               device: str = "", pin_memory: bool = False) -> TTensor2:
     value = op.Cast(op.Constant(value_float=fill_value), to=dtype)
     return op.Expand(value, op.Constant(value_ints=size))
@@ -28,7 +28,7 @@ def aten_full(size: Sequence[int], fill_value: float, dtype: int, layout: int = 
 
 @aten_op("aten::zeros.default", "aten::empty.memory_format", dtype="result")
 @script(aten_opset, default_opset=op)
-def aten_zeros(size: Sequence[int], dtype: int, layout: int = -1, device: str = "",
+def aten_zeros(size: Sequence[int], dtype: int = -1, layout: int = -1, device: str = "",
                pin_memory: bool = False, memory_format: int = -1) -> TTensor2:
     """empty's values are unspecified: zeros are as good as any."""
     return op.Expand(op.Cast(op.Constant(value_float=0.0), to=dtype), op.Constant(value_ints=size))
@@ -36,21 +36,21 @@ def aten_zeros(size: Sequence[int], dtype: int, layout: int = -1, device: str = 
 
 @aten_op("aten::ones.default", dtype="result")
 @script(aten_opset, default_opset=op)
-def aten_ones(size: Sequence[int], dtype: int, layout: int = -1, device: str = "",
+def aten_ones(size: Sequence[int], dtype: int = -1, layout: int = -1, device: str = "",
               pin_memory: bool = False) -> TTensor2:
     return op.Expand(op.Cast(op.Constant(value_float=1.0), to=dtype), op.Constant(value_ints=size))
 
 
 @aten_op("aten::scalar_tensor.default", dtype="result")
 @script(aten_opset, default_opset=op)
-def aten_scalar_tensor(s: float, dtype: int, layout: int = -1, device: str = "",
+def aten_scalar_tensor(s: float, dtype: int = -1, layout: int = -1, device: str = "",
                        pin_memory: bool = False) -> TTensor2:
     return op.Cast(op.Constant(value_float=s), to=dtype)
 
 
 @aten_op("aten::full_like.default", dtype="result")
 @script(aten_opset, default_opset=op)
-def aten_full_like(self: TTensor, fill_value: float, dtype: int, layout: int = -1,
+def aten_full_like(self: TTensor, fill_value: float, dtype: int = -1, layout: int = -1,
                    device: str = "", pin_memory: bool = False,
                    memory_format: int = -1) -> TTensor2:
     return op.Expand(op.Cast(op.Constant(value_float=fill_value), to=dtype), op.Shape(self))
@@ -58,21 +58,21 @@ def aten_full_like(self: TTensor, fill_value: float, dtype: int, layout: int = -
 
 @aten_op("aten::zeros_like.default", "aten::empty_like.default", dtype="result")
 @script(aten_opset, default_opset=op)
-def aten_zeros_like(self: TTensor, dtype: int, layout: int = -1, device: str = "",
+def aten_zeros_like(self: TTensor, dtype: int = -1, layout: int = -1, device: str = "",
                     pin_memory: bool = False, memory_format: int = -1) -> TTensor2:
     return op.Expand(op.Cast(op.Constant(value_float=0.0), to=dtype), op.Shape(self))
 
 
 @aten_op("aten::ones_like.default", dtype="result")
 @script(aten_opset, default_opset=op)
-def aten_ones_like(self: TTensor, dtype: int, layout: int = -1, device: str = "",
+def aten_ones_like(self: TTensor, dtype: int = -1, layout: int = -1, device: str = "",
                    pin_memory: bool = False, memory_format: int = -1) -> TTensor2:
     return op.Expand(op.Cast(op.Constant(value_float=1.0), to=dtype), op.Shape(self))
 
 
 @aten_op("aten::_to_copy.default", dtype="result")
 @script(aten_opset, default_opset=op)
-def aten__to_copy(self: TTensor, dtype: int, layout: int = -1, device: str = "",
+def aten__to_copy(self: TTensor, dtype: int = -1, layout: int = -1, device: str = "",
                   pin_memory: bool = False, non_blocking: bool = False,
                   memory_format: int = -1) -> TTensor2:
     """A copy as dtype (the result's dtype when torch's dtype is None: then a
@@ -82,21 +82,21 @@ def aten__to_copy(self: TTensor, dtype: int, layout: int = -1, device: str = "",
 
 @aten_op("aten::new_zeros.default", "aten::new_empty.default", dtype="result")
 @script(aten_opset, default_opset=op)
-def aten_new_zeros(self: TTensor, size: Sequence[int], dtype: int, layout: int = -1,
+def aten_new_zeros(self: TTensor, size: Sequence[int], dtype: int = -1, layout: int = -1,
                    device: str = "", pin_memory: bool = False) -> TTensor2:
     return op.Expand(op.Cast(op.Constant(value_float=0.0), to=dtype), op.Constant(value_ints=size))
 
 
 @aten_op("aten::new_ones.default", dtype="result")
 @script(aten_opset, default_opset=op)
-def aten_new_ones(self: TTensor, size: Sequence[int], dtype: int, layout: int = -1,
+def aten_new_ones(self: TTensor, size: Sequence[int], dtype: int = -1, layout: int = -1,
                   device: str = "", pin_memory: bool = False) -> TTensor2:
     return op.Expand(op.Cast(op.Constant(value_float=1.0), to=dtype), op.Constant(value_ints=size))
 
 
 @aten_op("aten::new_full.default", dtype="result")
 @script(aten_opset, default_opset=op)
-def aten_new_full(self: TTensor, size: Sequence[int], fill_value: float, dtype: int,
+def aten_new_full(self: TTensor, size: Sequence[int], fill_value: float, dtype: int = -1,
                   layout: int = -1, device: str = "", pin_memory: bool = False) -> TTensor2:
     value = op.Cast(op.Constant(value_float=fill_value), to=dtype)
     return op.Expand(value, op.Constant(value_ints=size))
@@ -110,7 +110,7 @@ def aten_fill(self: TTensor, value: float) -> TTensor:
 
 @aten_op("aten::arange.default", dtype="result")
 @script(aten_opset, default_opset=op)
-def aten_arange(end: float, dtype: int, layout: int = -1, device: str = "",
+def aten_arange(end: float, dtype: int = -1, layout: int = -1, device: str = "",
                 pin_memory: bool = False) -> TTensor2:
     """0, 1, ... below end, in dtype (the result's dtype when None)."""
     return op.Range(op.Cast(op.Constant(value_float=0.0), to=dtype),

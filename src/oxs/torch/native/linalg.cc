@@ -61,17 +61,21 @@ std::vector<Var> t(Context& cx) {
 
 void add_linalg(Library& lib) {
   auto f = float_types();
+  // MatMul also multiplies int32 and int64 matrices (torch does on CPU).
+  auto m = float_types();
+  m.push_back(ir::DataType::Int32);
+  m.push_back(ir::DataType::Int64);
   add(lib, "aten::addmm.default", "addmm (Gemm)",
       {tensor("self", f, 0, 2), tensor("mat1", f, 2, 2), tensor("mat2", f, 2, 2),
        attr("beta", "float"), attr("alpha", "float")},
       addmm);
   add(lib, "aten::linear.default", "linear (Gemm or MatMul)",
       {tensor("input", f, 1), tensor("weight", f, 1, 2), optional_tensor("bias", f)}, linear);
-  add(lib, "aten::mm.default", "mm (MatMul)", {tensor("self", f, 2, 2), tensor("mat2", f, 2, 2)},
+  add(lib, "aten::mm.default", "mm (MatMul)", {tensor("self", m, 2, 2), tensor("mat2", m, 2, 2)},
       matmul);
-  add(lib, "aten::bmm.default", "bmm (MatMul)", {tensor("self", f, 3, 3), tensor("mat2", f, 3, 3)},
+  add(lib, "aten::bmm.default", "bmm (MatMul)", {tensor("self", m, 3, 3), tensor("mat2", m, 3, 3)},
       matmul);
-  add(lib, "aten::matmul.default", "matmul (MatMul)", {tensor("self", f, 1), tensor("other", f, 1)},
+  add(lib, "aten::matmul.default", "matmul (MatMul)", {tensor("self", m, 1), tensor("other", m, 1)},
       matmul);
   add(lib, "aten::t.default", "t (Transpose)", {tensor("self", {}, 0, 2)}, t);
 }

@@ -43,6 +43,12 @@ std::vector<Var> softmax_op(Context& cx, const char* op) {
   if (cx.get_bool("half_to_float", false)) cx.fail("half_to_float softmax is not supported");
   int64_t rank = static_cast<int64_t>(*x.rank());
   int64_t axis = normalize_axis(cx, cx.get_int("dim"), rank);
+  if (rank == 0) {
+    // A 0-d tensor (dim 0 or -1): the op over a one-element axis.
+    Var one = cx.b.op("Reshape", {x, cx.ints({1})});
+    Var y = cx.b.op(op, {one}, attr_list(ir::Attr::of_int("axis", 0)));
+    return {cx.b.op("Reshape", {y, cx.ints({})})};
+  }
   return {cx.b.op(op, {x}, attr_list(ir::Attr::of_int("axis", axis)))};
 }
 

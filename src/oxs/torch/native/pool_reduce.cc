@@ -70,6 +70,7 @@ std::vector<Var> mean_dim(Context& cx) {
   Var x = cx.tensor("self");
   if (cx.has("dtype")) cx.fail("mean with a dtype argument is not supported yet");
   int64_t rank = static_cast<int64_t>(*x.rank());
+  if (rank == 0) return {cx.b.op("Identity", {x})};  // dim 0 or -1 of a 0-d tensor
   std::vector<int64_t> axes = cx.get_ints("dim", Ints{});
   for (int64_t& a : axes) a = normalize_axis(cx, a, rank);
   int64_t keep = cx.get_bool("keepdim", false) ? 1 : 0;

@@ -64,10 +64,12 @@ std::vector<Var> permute(Context& cx) {
 std::vector<Var> transpose(Context& cx) {
   Var x = cx.tensor("self");
   int64_t rank = static_cast<int64_t>(*x.rank());
-  std::vector<int64_t> perm;
-  for (int64_t i = 0; i < rank; ++i) perm.push_back(i);
   int64_t a = normalize_axis(cx, cx.get_int("dim0"), rank);
   int64_t b = normalize_axis(cx, cx.get_int("dim1"), rank);
+  // torch allows dims 0 and -1 of a 0-d tensor: nothing to swap.
+  if (rank == 0) return {cx.b.op("Identity", {x})};
+  std::vector<int64_t> perm;
+  for (int64_t i = 0; i < rank; ++i) perm.push_back(i);
   std::swap(perm[a], perm[b]);
   return {cx.b.op("Transpose", {x}, attr_list(ir::Attr::of_ints("perm", perm)))};
 }
@@ -80,7 +82,8 @@ std::vector<Var> cat(Context& cx) {
     if (s && s->rank() == 1 && (*s)[0].is_known() && (*s)[0].value() == 0) continue;
     xs.push_back(v);
   }
-  if (xs.empty()) cx.fail("cat of no non-empty tensors");
+  // Only empty 1-D tensors: torch's result is one of them.
+  if (xs.empty()) return {cx.b.op("Identity", {cx.tensors("tensors").at(0)})};
   int64_t rank = static_cast<int64_t>(*xs[0].rank());
   int64_t axis = normalize_axis(cx, cx.get_int("dim", 0), rank);
   if (xs.size() == 1) return {cx.b.op("Identity", {xs[0]})};
@@ -129,6 +132,7 @@ std::vector<Var> squeeze(Context& cx) {
   int64_t rank = static_cast<int64_t>(*x.rank());
   if (!cx.has("dim")) return {cx.b.op("Squeeze", {x})};
   int64_t axis = normalize_axis(cx, cx.get_int("dim"), rank);
+  if (rank == 0) return {cx.b.op("Identity", {x})};  // dim 0 or -1 of a 0-d tensor
   auto s = x.shape();
   if ((*s)[axis].is_known() && (*s)[axis].value() != 1) return {cx.b.op("Identity", {x})};
   return {cx.b.op("Squeeze", {x, cx.ints({axis})})};
@@ -140,6 +144,7 @@ std::vector<Var> split(Context& cx) {
   Var x = cx.tensor("self");
   int64_t rank = static_cast<int64_t>(*x.rank());
   int64_t dim = normalize_axis(cx, cx.get_int("dim", 0), rank);
+  if (rank == 0) cx.fail("split of a 0-d tensor");
   std::vector<int64_t> sizes;
   for (const OutMeta& o : cx.node.outputs) {
     if (o.id >= 0 && static_cast<int64_t>(o.dims.size()) != rank)
@@ -167,6 +172,7 @@ std::vector<Var> unbind(Context& cx) {
   Var x = cx.tensor("self");
   int64_t rank = static_cast<int64_t>(*x.rank());
   int64_t dim = normalize_axis(cx, cx.get_int("dim", 0), rank);
+  if (rank == 0) cx.fail("unbind of a 0-d tensor");
   auto s = x.shape();
   if (!s || !(*s)[dim].is_known()) cx.fail("unbind along a dynamic dimension is not supported");
   auto n = static_cast<size_t>((*s)[dim].value());

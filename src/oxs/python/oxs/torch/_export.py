@@ -10,7 +10,7 @@ import torch
 
 from .. import _core
 from .._model import save
-from . import _handoff, _library, _modules, _trace
+from . import _handoff, _library, _modules, _trace, _trace_only
 from ._trace import ExportError
 
 _last_stats: dict = {}
@@ -145,6 +145,9 @@ def export(model, args, kwargs=None, path=None, dynamic_shapes=None, opset=18,
         nodes = _modules.add_scopes(nodes, chosen)
     overloads = sorted({n[1] for n in nodes})
     candidates, skipped = _library.candidates(overloads)
+    # Nodes taken by trace-only functions (user or library) call a function
+    # specialized for them (owned by the ATen library side: _trace_only.py).
+    nodes, candidates = _trace_only.specialize(inputs, params, nodes, candidates, opset)
     stats["handoff_py"] = time.perf_counter() - t0
 
     try:

@@ -29,6 +29,7 @@ import typing
 from .. import _core
 from .._script import OnnxFunction
 from .._types import is_tensor_type
+from . import _trace_only
 from ._trace import ExportError
 
 _USER: dict = {}
@@ -43,16 +44,23 @@ _ATTR_KIND = {"INT": "int", "FLOAT": "float", "BOOL": "bool", "STRING": "str", "
 
 
 def register(overload: str, function) -> None:
-    """Registers an ONNX Script function (@script()) for an ATen overload
-    ("aten::relu.default", "mylib::op.default"). User functions come before the
-    library's and win when they fit."""
+    """Registers a function for an ATen overload ("aten::relu.default",
+    "mylib::op.default"): an ONNX Script function (@script()), or a plain
+    Python function, which is trace-only: called at export time with graph
+    values whose op.X(...) calls add nodes (oxs/torch/_trace_only.py). User
+    functions come before the library's and win when they fit; a trace-only
+    one takes every node of its overload."""
     if not isinstance(overload, str) or "::" not in overload or "." not in overload.split("::")[1]:
         raise ValueError(f"register: {overload!r} is not an overload name like "
                          "'mylib::op.default'")
-    if not isinstance(function, OnnxFunction):
+    if isinstance(function, OnnxFunction):
+        _USER.setdefault(overload, []).append(function)
+        return
+    if not callable(function) or not hasattr(function, "__name__"):
         raise TypeError(f"register({overload!r}, ...): expected a function compiled with "
-                        f"@script(), not {type(function).__name__}")
-    _USER.setdefault(overload, []).append(function)
+                        f"@script() or a trace-only Python function, not "
+                        f"{type(function).__name__}")
+    _trace_only.register_user(overload, function)
 
 
 # ---------------------------------------------------------------- the library
@@ -208,8 +216,8 @@ def _user_candidate(overload, fn):
 def candidates(overloads):
     """Candidates for the overload names the graph uses (and the fallbacks
     the dispatcher may look at: the functional form of an in-place overload,
-    the .default overload), plus the library's Python trace-only entries that
-    were skipped, as (overload, name) pairs."""
+    the .default overload), and [] (the trace-only functions that were once
+    skipped here are specialized by _trace_only.specialize)."""
     lib = load_library()
     wanted = set()
     for o in overloads:
@@ -223,5 +231,4 @@ def candidates(overloads):
         for fn in _USER.get(o, ()):
             out.append(_user_candidate(o, fn))
         out.extend(lib.by_overload.get(o, ()))
-        skipped.extend((o, name) for name in lib.trace_only.get(o, ()))
     return out, skipped
