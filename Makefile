@@ -12,6 +12,7 @@ CMAKE_FLAGS ?=
 # checkout, shared by every clone): the module is built for it and every
 # Python test and benchmark runs under it.
 PYTHON := $(shell ./scripts/install-deps --print-python)
+ONNX_TESTDATA := $(shell ./scripts/install-deps --print-testdata)
 # ccache keys on paths relative to the checkout, so another clone (CI's, a
 # worktree) reuses this one's objects.
 export CCACHE_BASEDIR := $(CURDIR)
@@ -31,7 +32,7 @@ CCACHE_FLAG = $(if $(shell command -v ccache),-DCMAKE_CXX_COMPILER_LAUNCHER=ccac
 # module is always built for the Python the tests run.
 $(BUILD)/build.ninja: CMakeLists.txt python/requirements.txt | deps
 	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release -DOXS_PYTHON=$(PYTHON) \
-	  $(CCACHE_FLAG) $(CMAKE_FLAGS)
+	  -DOXS_ONNX_BACKEND_1_23=$(ONNX_TESTDATA) $(CCACHE_FLAG) $(CMAKE_FLAGS)
 
 configure: deps $(BUILD)/build.ninja
 

@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <functional>
 #include <map>
+#include <cstdlib>
 #include <random>
 #include <string>
 #include <vector>
@@ -80,7 +81,9 @@ struct OrtCase {
 // Runs `model` with both runtimes on the same inputs and expects equal outputs.
 inline void check_against_ort(const ir::Model& model, const std::string& name,
                               const OrtCase& c = {}) {
-  ASSERT_TRUE(fs::exists(OXS_PYTHON)) << "no Python at " OXS_PYTHON ": run scripts/install-deps";
+  const char* python = std::getenv("OXS_PYTHON");  // the venv's (tests/eval/CMakeLists.txt)
+  ASSERT_TRUE(python && fs::exists(python))
+      << "OXS_PYTHON names no Python: run scripts/install-deps, and the tests through ctest";
   // The process id keeps concurrent runs apart (several checkouts testing at
   // once on one machine removed each other's files under a fixed name).
   fs::path dir =
@@ -102,7 +105,7 @@ inline void check_against_ort(const ir::Model& model, const std::string& name,
   Session session(model);
   std::vector<Value> ours = session.run(feeds);
   int code = 0;
-  std::string out = shell(std::string(OXS_PYTHON) + " " + (kOrtDir / "run_ort.py").string() + " " +
+  std::string out = shell(std::string(python) + " " + (kOrtDir / "run_ort.py").string() + " " +
                               path + " " + (dir / "in").string() + " " + (dir / "out").string(),
                           &code);
   ASSERT_EQ(code, 0) << name << ": " << out;
