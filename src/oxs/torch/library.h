@@ -68,6 +68,8 @@ class Library {
   void add(Candidate c);
   // Candidates of one overload name in registration order; null if none.
   const std::vector<Candidate>* find(const std::string& overload) const;
+  // Every overload name that has a candidate.
+  std::vector<std::string> overloads() const;
 
  private:
   std::unordered_map<std::string, std::vector<Candidate>> by_overload_;

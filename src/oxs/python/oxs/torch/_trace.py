@@ -20,10 +20,11 @@ from __future__ import annotations
 import contextlib
 import inspect
 import operator
+import os
+import sys
 
 import torch
 from torch.fx.experimental.proxy_tensor import make_fx
-from torch.nn.utils import stateless
 from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils._pytree import tree_flatten
 
@@ -104,6 +105,8 @@ def _map(f, x):
         return {k: _map(f, v) for k, v in x.items()}
     return f(x)
 
+
+_LIFTS = (torch.ops.aten.lift_fresh.default, torch.ops.aten.lift_fresh_copy.default)
 
 _DATA_DEPENDENT = (
     "export: the model reads a tensor's value while tracing (data-dependent control "
@@ -187,11 +190,72 @@ def input_names(model, args, kwargs):
     return names
 
 
+_TORCH_DIR = os.path.dirname(torch.__file__) + os.sep
+_OXS_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+
+
+def user_frame():
+    """(file, line, function) of the innermost frame outside torch and oxs:
+    the model's line that made the op."""
+    f = sys._getframe(1)
+    while f is not None:
+        name = f.f_code.co_filename
+        if not name.startswith(_TORCH_DIR) and not name.startswith(_OXS_DIR) and \
+                not name.startswith("<"):
+            return (name, f.f_lineno, f.f_code.co_name)
+        f = f.f_back
+    return None
+
+
+def format_source(src) -> str:
+    """'model.py:12 in forward: x = x.view(n, -1)' for a user_frame()."""
+    if not src:
+        return ""
+    import linecache
+
+    name, line, fn = src
+    code = linecache.getline(name, line).strip()
+    return f"{name}:{line} in {fn}" + (f": {code}" if code else "")
+
+
+def _value_dependent(e, func, stack, src):
+    """An ExportError for an op that failed while tracing: one whose result
+    depends on tensor values gets the op, the module, the line and the way
+    out; anything else is raised as it is."""
+    from torch._subclasses.fake_tensor import DataDependentOutputException, \
+        DynamicOutputShapeException
+    from torch.fx.experimental.symbolic_shapes import GuardOnDataDependentSymNode
+
+    where = f"{func} in {stack[-1] if stack else '<root>'}"
+    line = format_source(src)
+    at = f" (at {line})" if line else ""
+    if isinstance(e, DynamicOutputShapeException) or (
+            isinstance(e, NotImplementedError) and func in _VALUE_SHAPED):
+        return ExportError(
+            f"export: {where}{at} has an output shape that depends on the input's values "
+            "(data-dependent); ONNX export needs it from shapes: compute it outside the model, "
+            "use a fixed-size formulation (torch.where, masks), or bound the size with "
+            "torch._check(...) and a Dim range")
+    if isinstance(e, (DataDependentOutputException, GuardOnDataDependentSymNode)) or (
+            isinstance(e, RuntimeError) and _reads_value(e)):
+        return ExportError(
+            f"export: {where}{at} reads a tensor's value while tracing (a data-dependent shape "
+            "or branch); tracing records one path only: make it depend on shapes or Python "
+            "values, use torch.where, or give torch._check(...) / a Dim range that decides it")
+    return e
+
+
+_VALUE_SHAPED = {torch.ops.aten.nonzero.default, torch.ops.aten.masked_select.default,
+                 torch.ops.aten._unique2.default, torch.ops.aten.unique_consecutive.default,
+                 torch.ops.aten.unique_dim.default}
+
+
 class _Recorder(TorchDispatchMode):
     """Records each ATen call as an FX node while running it on meta tensors."""
 
-    def __init__(self, graph, stack, state):
+    def __init__(self, graph, stack, state, covered=None):
         super().__init__()
+        self.covered = covered  # _decomp.Covered: ops no function takes are decomposed
         self.graph = graph
         self.stack = stack
         self.state = state  # name -> real tensor: constants met while tracing are added
@@ -218,10 +282,20 @@ class _Recorder(TorchDispatchMode):
         self.state[name] = t.detach()
         ph = self.graph.add("placeholder", name, base=name, first=True)
         ph.meta["oxs_state"] = name
-        meta = torch.empty_like(t, device="meta")
+        meta = self.make_stand_in(t)
         ph.meta["val"] = meta
         self.bind(t, ph)
         return ph
+
+    def make_stand_in(self, t):
+        return torch.empty_like(t, device="meta")
+
+    def stand_in(self, a):
+        """What the op runs on: a tensor the model made outside the trace
+        (a constant) is replaced by its node's meta tensor."""
+        if isinstance(a, torch.Tensor) and a.device.type != "meta":
+            return self.node_of(a).meta["val"]
+        return a
 
     def written(self, w, writer):
         """An in-place write to w: every other alias of its memory (its base,
@@ -252,33 +326,49 @@ class _Recorder(TorchDispatchMode):
         kwargs = kwargs or {}
         if func is torch.ops.aten._local_scalar_dense.default:
             raise ExportError(_DATA_DEPENDENT)
+        if func in _LIFTS and isinstance(args[0], torch.Tensor):
+            # torch.tensor(...) in forward: the constant itself.
+            node = self.read(args[0], str(func))
+            out = func(*_map(self.stand_in, args))
+            self.bind(out, node)
+            return out
+        decomposition = self.covered.decomposition(func) if self.covered is not None else None
+        if decomposition is not None:
+            with self:  # record the ops it is made of
+                return decomposition(*args, **kwargs)
 
         def to_node(a):
             return self.read(a, str(func)) if isinstance(a, torch.Tensor) else a
 
-        def to_meta(a):
-            if isinstance(a, torch.Tensor) and a.device.type != "meta":
-                return self.node_of(a).meta["val"]
-            return a
+        to_meta = self.stand_in
 
         schema_args = func._schema.arguments
         if (args and isinstance(args[0], torch.Tensor) and schema_args and schema_args[0].alias_info
                 is not None and schema_args[0].alias_info.is_write):
             self.written(args[0], f"{func} in {self.stack[-1] if self.stack else '<root>'}")
             e = self.known.get(id(args[0]))
-            if e is not None and e[0] is args[0] and args[0].device.type == "meta":
+            if e is not None and e[0] is args[0]:
                 # The op changes the tensor in place (transpose_, unsqueeze_
                 # change its sizes): the node that made it keeps a copy of
                 # what it was.
                 e[1].meta["val"] = torch.empty_strided(args[0].shape, args[0].stride(),
-                                                       dtype=args[0].dtype, device="meta")
+                                                       dtype=args[0].dtype, device=args[0].device)
         node_args = _map(to_node, args)
         node_kwargs = _map(to_node, kwargs)
-        out = func(*_map(to_meta, args), **_map(to_meta, kwargs))
+        try:
+            out = func(*_map(to_meta, args), **_map(to_meta, kwargs))
+        except ExportError:
+            raise
+        except Exception as e:
+            raise _value_dependent(e, func, self.stack, user_frame()) from None
+        if not isinstance(out, torch.Tensor) and not (
+                isinstance(out, (tuple, list)) and any(isinstance(o, torch.Tensor) for o in out)):
+            return out  # prim.device, sizes: nothing for the graph
         module = self.stack[-1] if self.stack else ""
         node = self.graph.add("call_function", func, node_args, node_kwargs,
                               base=func._schema.name.split("::")[-1])
         node.meta["oxs_module"] = module
+        node.meta["oxs_source"] = user_frame()
         if isinstance(out, torch.Tensor):
             node.meta["val"] = out
             self.bind(out, node)
@@ -301,32 +391,99 @@ class _Recorder(TorchDispatchMode):
         return out
 
 
-def _trace_meta(model, args, kwargs, state):
+class _SymbolicRecorder(_Recorder):
+    """The recorder over FakeTensorMode with a ShapeEnv: dims named by
+    dynamic_shapes are SymInts, so every size the model computes from them is
+    an expression torch keeps (several dynamic dims in one view, sizes passed
+    to ops), with no second trace."""
+
+    def __init__(self, graph, stack, state, covered, fake):
+        super().__init__(graph, stack, state, covered)
+        self.fake = fake
+
+    def stand_in(self, a):
+        from torch._subclasses.fake_tensor import FakeTensor
+
+        if isinstance(a, torch.Tensor) and not isinstance(a, FakeTensor) and a.device.type != "meta":
+            return self.node_of(a).meta["val"]
+        return a
+
+    def make_stand_in(self, t):
+        return self.fake.from_tensor(t, static_shapes=True)
+
+
+def _trace_recorded(model, args, kwargs, state, covered=None, dynamic=None):
+    """Runs the model once under the recorder: on meta tensors, or (dynamic:
+    {flat input index: {dim: symbol name}}) on fake tensors whose dynamic
+    dims are symbols of a ShapeEnv (returned as graph.shape_env, with
+    graph.symbols: {name: (sympy symbol, example size)})."""
     graph = Graph()
+    fake = None
+    if dynamic:
+        from torch._subclasses.fake_tensor import FakeTensorMode
+        from torch.fx.experimental.symbolic_shapes import DimDynamic, ShapeEnv
+        from torch._dynamo.source import ConstantSource
+
+        env = ShapeEnv()
+        fake = FakeTensorMode(shape_env=env, allow_non_fake_inputs=True)
+        graph.shape_env = env
+        graph.symbols = {}
+
+        def stand_in_of(t):
+            return fake.from_tensor(t, static_shapes=True)
+    else:
+        def stand_in_of(t):
+            return torch.empty_like(t, device="meta")
+
     meta_state = {}
     for name, t in state.items():
         ph = graph.add("placeholder", name, base=name)
         ph.meta["oxs_state"] = name
-        ph.meta["val"] = meta_state[name] = torch.empty_like(t, device="meta")
+        ph.meta["val"] = meta_state[name] = stand_in_of(t)
     flat, spec = tree_flatten((tuple(args), dict(kwargs)))
     meta_flat = []
     for i, a in enumerate(flat):
         if isinstance(a, torch.Tensor):
             ph = graph.add("placeholder", f"input_{i}", base=f"input_{i}")
-            ph.meta["val"] = m = torch.empty_like(a, device="meta")
+            dims = (dynamic or {}).get(i)
+            if dims:
+                sizes = []
+                for d, n in enumerate(a.shape):
+                    name = dims.get(d)
+                    if name is None:
+                        sizes.append(int(n))
+                        continue
+                    if name not in graph.symbols:
+                        sym = env.create_symbol(int(n), ConstantSource(name),
+                                                dynamic_dim=DimDynamic.DYNAMIC)
+                        graph.symbols[name] = (sym, int(n))
+                    sym = graph.symbols[name][0]
+                    sizes.append(env.create_symintnode(sym, hint=int(n)))
+                with fake:
+                    m = torch.empty(sizes, dtype=a.dtype)
+            else:
+                m = stand_in_of(a)
+            ph.meta["val"] = m
             meta_flat.append((m, ph))
         else:
             meta_flat.append((a, None))
     margs, mkwargs = torch.utils._pytree.tree_unflatten([m for m, _ in meta_flat], spec)
-    with torch.no_grad(), _module_paths(model, False) as stack:
-        rec = _Recorder(graph, stack, state)
+    with torch.no_grad(), _module_paths(model, False) as stack, _plain_kernels():
+        if fake is None:
+            rec = _Recorder(graph, stack, state, covered)
+        else:
+            rec = _SymbolicRecorder(graph, stack, state, covered, fake)
         for name, ph in zip(state, [n for n in graph.nodes if n.op == "placeholder"]):
             rec.bind(meta_state[name], ph)
         for m, ph in meta_flat:
             if ph is not None:
                 rec.bind(m, ph)
-        with rec:
-            out = stateless.functional_call(model, meta_state, margs, mkwargs)
+        if fake is None:
+            with rec:
+                out = torch.func.functional_call(model, meta_state, margs, mkwargs)
+        else:
+            with fake, rec:
+                out = torch.func.functional_call(model, meta_state, margs, mkwargs)
         outs = []
         for o in tree_flatten(out)[0]:
             if isinstance(o, torch.Tensor):
@@ -337,22 +494,50 @@ def _trace_meta(model, args, kwargs, state):
     return graph
 
 
-def trace(model, args, kwargs, mode="meta"):
+@contextlib.contextmanager
+def _plain_kernels():
+    """Keeps torch from taking fused CPU paths while tracing: the
+    MultiheadAttention/TransformerEncoder fast path
+    (_native_multi_head_attention) and oneDNN's RNN kernels
+    (mkldnn_rnn_layer) would be recorded instead of the ops they stand for."""
+    fastpath = torch.backends.mha.get_fastpath_enabled()
+    torch.backends.mha.set_fastpath_enabled(False)
+    try:
+        with torch.backends.mkldnn.flags(enabled=False):
+            yield
+    finally:
+        torch.backends.mha.set_fastpath_enabled(fastpath)
+
+
+def trace(model, args, kwargs, mode="meta", covered=None, dynamic=None):
     """(graph, state, mode used): the traced graph (a Graph, or an fx.Graph
     from make_fx; see the module's docstring), the tensors its oxs_state
     placeholders name (parameters, buffers and any constant met while
     tracing) and the tracing mode that succeeded. mode "meta" falls back to
-    "fake" when an op has no meta kernel."""
+    "fake" when an op has no meta kernel. With `dynamic` ({flat input index:
+    {dim: name}}) the recorder runs on fake tensors with symbolic dims
+    ("symbolic"). covered (_decomp.Covered): ops no function takes are
+    replaced by torch's decompositions."""
     if not isinstance(model, torch.nn.Module):
         raise ExportError(f"export: model is a {type(model).__name__}, not a torch.nn.Module")
     model.eval()
     state = dict(model.named_parameters())
     state.update(model.named_buffers())
     state = {k: v.detach() for k, v in state.items()}
+    if dynamic:
+        traced_state = dict(state)
+        try:
+            graph = _trace_recorded(model, args, kwargs, traced_state, covered, dynamic)
+        except ExportError:
+            raise
+        except Exception as e:
+            raise _symbolic_error(e) from None
+        graph.eliminate_dead_code()
+        return graph, _used_state(graph, traced_state), "symbolic"
     if mode == "meta":
         traced_state = dict(state)  # the recorder adds the constants it meets
         try:
-            graph = _trace_meta(model, args, kwargs, traced_state)
+            graph = _trace_recorded(model, args, kwargs, traced_state, covered)
             graph.eliminate_dead_code()
             return graph, _used_state(graph, traced_state), "meta"
         except ExportError:
@@ -363,7 +548,13 @@ def trace(model, args, kwargs, mode="meta"):
             mode = "fake"  # an op without a meta kernel: trace with fake tensors
         except NotImplementedError:
             mode = "fake"
-    return _trace_make_fx(model, args, kwargs, state, mode) + (mode,)
+    return _trace_make_fx(model, args, kwargs, state, mode, covered) + (mode,)
+
+
+def _symbolic_error(e):
+    text = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+    return ExportError(f"export: tracing with symbolic dynamic dims failed: {type(e).__name__}: "
+                       f"{text}")
 
 
 def _reads_value(e) -> bool:
@@ -379,15 +570,36 @@ def _used_state(graph, state):
     return {k: v for k, v in state.items() if k in used}
 
 
-def _trace_make_fx(model, args, kwargs, state, mode):
+class _Decompositions(dict):
+    """make_fx's decomposition_table: torch's decomposition of each op no
+    function takes (_decomp.Covered), looked up lazily."""
+
+    def __init__(self, covered):
+        super().__init__()
+        self.covered = covered
+
+    def __contains__(self, op):
+        return self.covered is not None and self.covered.decomposition(op) is not None
+
+    def __getitem__(self, op):
+        fn = self.covered.decomposition(op) if self.covered is not None else None
+        if fn is None:
+            raise KeyError(op)
+        return fn
+
+    def get(self, op, default=None):
+        return self[op] if op in self else default
+
+
+def _trace_make_fx(model, args, kwargs, state, mode, covered=None):
     names = list(state)
 
     def forward(state_values, args, kwargs):
-        return stateless.functional_call(model, dict(zip(names, state_values)), args, kwargs)
+        return torch.func.functional_call(model, dict(zip(names, state_values)), args, kwargs)
 
     try:
-        with torch.no_grad(), _module_paths(model, True):
-            gm = make_fx(forward, tracing_mode=mode)(list(state.values()), tuple(args), dict(kwargs))
+        with torch.no_grad(), _module_paths(model, True), _plain_kernels():
+            gm = make_fx(forward, tracing_mode=mode, decomposition_table=_Decompositions(covered))(list(state.values()), tuple(args), dict(kwargs))
     except torch._subclasses.fake_tensor.DynamicOutputShapeException as e:
         raise ExportError(
             f"export: {e} has an output shape that depends on the input's values; the trace "
