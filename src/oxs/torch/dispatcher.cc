@@ -262,7 +262,6 @@ Dispatch dispatch(const ExportGraph& g, const Library& lib) {
     if (!dec.winner) {
       std::string line = n.target + " at node '" + n.name + "' in " +
                          (n.module.empty() ? std::string("<root>") : n.module);
-      if (!n.source.empty()) line += " (" + n.source + ")";
       if (!cs) {
         line += ": no function registered";
       } else {
@@ -272,6 +271,7 @@ Dispatch dispatch(const ExportGraph& g, const Library& lib) {
         }
         line += ")";
       }
+      if (!n.source.empty()) line += "\n      at " + n.source;
       d.missing.push_back(std::move(line));
     }
     d.decisions.push_back(std::move(dec));

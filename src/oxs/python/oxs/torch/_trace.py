@@ -194,17 +194,27 @@ _TORCH_DIR = os.path.dirname(torch.__file__) + os.sep
 _OXS_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 
 
+_TORCH_NN_DIR = os.path.join(_TORCH_DIR, "nn", "modules") + os.sep
+
+
 def user_frame():
-    """(file, line, function) of the innermost frame outside torch and oxs:
-    the model's line that made the op."""
-    f = sys._getframe(1)
+    """(file, line, function) of the innermost frame of the model's code
+    outside torch and oxs that made the op; for an op of torch's own modules
+    (nn.MultiheadAttention) called from no code of the user's, the line in
+    torch.nn.modules."""
+    f = sys._getframe(2)  # the caller of the recorder's __torch_dispatch__
+    in_torch_nn = None
     while f is not None:
         name = f.f_code.co_filename
-        if not name.startswith(_TORCH_DIR) and not name.startswith(_OXS_DIR) and \
-                not name.startswith("<"):
+        if name.startswith(_OXS_DIR):
+            break  # the trace's own call: the model's code is all inside torch
+        if name.startswith(_TORCH_DIR):
+            if in_torch_nn is None and name.startswith(_TORCH_NN_DIR):
+                in_torch_nn = (name, f.f_lineno, f.f_code.co_name)
+        elif not name.startswith("<"):
             return (name, f.f_lineno, f.f_code.co_name)
         f = f.f_back
-    return None
+    return in_torch_nn
 
 
 def format_source(src) -> str:
@@ -290,6 +300,9 @@ class _Recorder(TorchDispatchMode):
     def make_stand_in(self, t):
         return torch.empty_like(t, device="meta")
 
+    def run_kwargs(self, func, kwargs):
+        return kwargs
+
     def stand_in(self, a):
         """What the op runs on: a tensor the model made outside the trace
         (a constant) is replaced by its node's meta tensor."""
@@ -356,7 +369,7 @@ class _Recorder(TorchDispatchMode):
         node_args = _map(to_node, args)
         node_kwargs = _map(to_node, kwargs)
         try:
-            out = func(*_map(to_meta, args), **_map(to_meta, kwargs))
+            out = func(*_map(to_meta, args), **self.run_kwargs(func, _map(to_meta, kwargs)))
         except ExportError:
             raise
         except Exception as e:
@@ -409,7 +422,15 @@ class _SymbolicRecorder(_Recorder):
         return a
 
     def make_stand_in(self, t):
-        return self.fake.from_tensor(t, static_shapes=True)
+        return self.fake.from_tensor(t.detach().to("meta"), static_shapes=True)
+
+    def run_kwargs(self, func, kwargs):
+        # Tensors the model creates (torch.zeros(n, ...)) live on the meta
+        # device with the rest; the recorded node keeps what the model said.
+        if "device" in kwargs or any(a.name == "device" and a.kwarg_only
+                                     for a in func._schema.arguments):
+            return dict(kwargs, device=torch.device("meta"))
+        return kwargs
 
 
 def _trace_recorded(model, args, kwargs, state, covered=None, dynamic=None):
@@ -430,7 +451,9 @@ def _trace_recorded(model, args, kwargs, state, covered=None, dynamic=None):
         graph.symbols = {}
 
         def stand_in_of(t):
-            return fake.from_tensor(t, static_shapes=True)
+            # On the meta device, as in the meta recorder: torch picks the
+            # same kernels (no CPU-only paths such as SDPA's math backend).
+            return fake.from_tensor(t.detach().to("meta"), static_shapes=True)
     else:
         def stand_in_of(t):
             return torch.empty_like(t, device="meta")
@@ -460,7 +483,7 @@ def _trace_recorded(model, args, kwargs, state, covered=None, dynamic=None):
                     sym = graph.symbols[name][0]
                     sizes.append(env.create_symintnode(sym, hint=int(n)))
                 with fake:
-                    m = torch.empty(sizes, dtype=a.dtype)
+                    m = torch.empty(sizes, dtype=a.dtype, device="meta")
             else:
                 m = stand_in_of(a)
             ph.meta["val"] = m
@@ -482,7 +505,12 @@ def _trace_recorded(model, args, kwargs, state, covered=None, dynamic=None):
             with rec:
                 out = torch.func.functional_call(model, meta_state, margs, mkwargs)
         else:
-            with fake, rec:
+            from torch._dispatch.python import enable_python_dispatcher
+
+            # The Python dispatcher runs torch's SymInt-aware Python kernels of
+            # composite ops (lstm's) rather than C++ ones that read sizes as
+            # ints and would make the dynamic dims static.
+            with enable_python_dispatcher(), fake, rec:
                 out = torch.func.functional_call(model, meta_state, margs, mkwargs)
         outs = []
         for o in tree_flatten(out)[0]:
@@ -501,12 +529,14 @@ def _plain_kernels():
     (_native_multi_head_attention) and oneDNN's RNN kernels
     (mkldnn_rnn_layer) would be recorded instead of the ops they stand for."""
     fastpath = torch.backends.mha.get_fastpath_enabled()
+    mkldnn = torch._C._get_mkldnn_enabled()
     torch.backends.mha.set_fastpath_enabled(False)
+    torch._C._set_mkldnn_enabled(False)
     try:
-        with torch.backends.mkldnn.flags(enabled=False):
-            yield
+        yield
     finally:
         torch.backends.mha.set_fastpath_enabled(fastpath)
+        torch._C._set_mkldnn_enabled(mkldnn)
 
 
 def trace(model, args, kwargs, mode="meta", covered=None, dynamic=None):
