@@ -505,12 +505,7 @@ def _trace_recorded(model, args, kwargs, state, covered=None, dynamic=None):
             with rec:
                 out = torch.func.functional_call(model, meta_state, margs, mkwargs)
         else:
-            from torch._dispatch.python import enable_python_dispatcher
-
-            # The Python dispatcher runs torch's SymInt-aware Python kernels of
-            # composite ops (lstm's) rather than C++ ones that read sizes as
-            # ints and would make the dynamic dims static.
-            with enable_python_dispatcher(), fake, rec:
+            with _python_kernels_in_rnns(model), fake, rec:
                 out = torch.func.functional_call(model, meta_state, margs, mkwargs)
         outs = []
         for o in tree_flatten(out)[0]:
@@ -520,6 +515,39 @@ def _trace_recorded(model, args, kwargs, state, covered=None, dynamic=None):
                 outs.append(o)
     graph.add("output", "output", (tuple(outs),), base="output")
     return graph
+
+
+@contextlib.contextmanager
+def _python_kernels_in_rnns(model):
+    """Inside nn.LSTM/GRU/RNN, the Python dispatcher runs torch's SymInt-aware
+    Python kernels of the recurrences (lstm.input's) rather than the C++ ones,
+    which read sizes as ints and would make the dynamic dims static. Only
+    there: elsewhere it would change the recorded ops (batch_norm's)."""
+    from torch._dispatch.python import enable_python_dispatcher
+
+    open_ = []
+    handles = []
+
+    def pre(_m, _inputs):
+        ctx = enable_python_dispatcher()
+        ctx.__enter__()
+        open_.append(ctx)
+
+    def post(_m, _inputs, _out):
+        if open_:
+            open_.pop().__exit__(None, None, None)
+
+    for mod in model.modules():
+        if isinstance(mod, torch.nn.RNNBase):
+            handles.append(mod.register_forward_pre_hook(pre))
+            handles.append(mod.register_forward_hook(post))
+    try:
+        yield
+    finally:
+        while open_:
+            open_.pop().__exit__(None, None, None)
+        for h in handles:
+            h.remove()
 
 
 @contextlib.contextmanager
