@@ -116,7 +116,7 @@ def _dynamic_dims(dynamic_shapes, model, args, kwargs, names):
                 raise ExportError(f"export: dim {d} of input '{name}' is dynamic ('{dim_name}') "
                                   f"but the example has size {size}; trace with a size of 2 or "
                                   "more so that it is not mistaken for a broadcast dim")
-            if hi is not None and not lo <= size <= hi:
+            if dim_name in ranges and (size < ranges[dim_name][0] or (hi is not None and size > hi)):
                 raise ExportError(f"export: dim {d} of input '{name}' has size {size}, outside "
                                   f"the range of Dim '{dim_name}'")
             if symbols.setdefault(dim_name, size) != size:
@@ -165,6 +165,12 @@ def _dynamic_dims(dynamic_shapes, model, args, kwargs, names):
     return by_leaf, by_tensor, symbols, ranges
 
 
+def _finite(v):
+    """A range bound as an int, None when infinite."""
+    text = str(v)
+    return int(text) if text.lstrip("-").isdigit() else None
+
+
 def _check_symbols(graph, ranges):
     """A dynamic dim the model made static (a branch or check on its size)
     or narrowed beyond its Dim's range is an error naming the guard."""
@@ -183,8 +189,9 @@ def _check_symbols(graph, ranges):
         if name in ranges:
             vr = env.var_to_range.get(sym)
             lo, hi = ranges[name]
-            if vr is not None and (int(vr.lower) > max(lo, 2) or (
-                    hi is not None and vr.upper.is_finite and int(vr.upper) < hi)):
+            low, up = _finite(vr.lower), _finite(vr.upper)
+            if (low is not None and low > max(lo, 2)) or (
+                    hi is not None and up is not None and up < hi):
                 raise ExportError(
                     f"export: dynamic dim '{name}' takes [{lo}, {hi}] in its Dim but the model "
                     f"works only for [{vr.lower}, {vr.upper}]{why}: narrow the Dim's range or "
