@@ -300,6 +300,10 @@ class _Recorder(TorchDispatchMode):
     def make_stand_in(self, t):
         return torch.empty_like(t, device="meta")
 
+    def unbacked(self, out):
+        """Whether out's sizes depend on tensor values (fake tensors only)."""
+        return False
+
     def run_kwargs(self, func, kwargs):
         return kwargs
 
@@ -338,7 +342,12 @@ class _Recorder(TorchDispatchMode):
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
         if func is torch.ops.aten._local_scalar_dense.default:
-            raise ExportError(_DATA_DEPENDENT)
+            line = format_source(user_frame())
+            raise ExportError(
+                f"{_DATA_DEPENDENT} (aten._local_scalar_dense: .item(), int() or bool() of a "
+                f"tensor in {self.stack[-1] if self.stack else '<root>'}"
+                f"{' at ' + line if line else ''}); a size computed from values needs "
+                "torch._check(...) on it and a Dim range, or a formulation without it")
         if func in _LIFTS and isinstance(args[0], torch.Tensor):
             # torch.tensor(...) in forward: the constant itself.
             node = self.read(args[0], str(func))
@@ -377,6 +386,11 @@ class _Recorder(TorchDispatchMode):
         if not isinstance(out, torch.Tensor) and not (
                 isinstance(out, (tuple, list)) and any(isinstance(o, torch.Tensor) for o in out)):
             return out  # prim.device, sizes: nothing for the graph
+        if self.unbacked(out):
+            from torch._subclasses.fake_tensor import DynamicOutputShapeException
+
+            raise _value_dependent(DynamicOutputShapeException(func), func, self.stack,
+                                   user_frame())
         module = self.stack[-1] if self.stack else ""
         node = self.graph.add("call_function", func, node_args, node_kwargs,
                               base=func._schema.name.split("::")[-1])
@@ -423,6 +437,11 @@ class _SymbolicRecorder(_Recorder):
 
     def make_stand_in(self, t):
         return self.fake.from_tensor(t.detach().to("meta"), static_shapes=True)
+
+    def unbacked(self, out):
+        from torch.fx.experimental.symbolic_shapes import free_unbacked_symbols
+
+        return bool(free_unbacked_symbols(out))
 
     def run_kwargs(self, func, kwargs):
         # Tensors the model creates (torch.zeros(n, ...)) live on the meta
@@ -667,6 +686,17 @@ def _trace_make_fx(model, args, kwargs, state, mode, covered=None):
             raise ExportError(_DATA_DEPENDENT) from None
         raise
     graph = gm.graph
+    from torch.fx.experimental.symbolic_shapes import free_unbacked_symbols
+
+    for n in graph.nodes:
+        if n.op == "call_function" and free_unbacked_symbols(n.meta.get("val")):
+            from torch._subclasses.fake_tensor import DynamicOutputShapeException
+
+            trace = n.meta.get("stack_trace") or ""
+            last = [ln.strip() for ln in trace.strip().splitlines()[-2:]]
+            raise _value_dependent(DynamicOutputShapeException(n.target), n.target,
+                                   [n.meta.get("oxs_module", "")], None) from ValueError(
+                                       " ".join(last))
     graph.eliminate_dead_code()
     if mode != "symbolic" and any(_changes_metadata(n) for n in graph.nodes):
         _snapshot_vals(gm, list(state.values()), tuple(args), dict(kwargs))
