@@ -13,7 +13,7 @@ from .. import _core
 from .._model import save
 from torch.export import Dim
 
-from . import _decomp, _handoff, _library, _modules, _trace
+from . import _decomp, _handoff, _library, _modules, _program, _trace
 from ._trace import ExportError
 
 _last_stats: dict = {}
@@ -198,7 +198,23 @@ def _check_symbols(graph, ranges):
                     "use torch._check to state what holds")
 
 
-def export(model, args, kwargs=None, path=None, dynamic_shapes=None, opset=18,
+def _torch_export_spec(spec):
+    """dynamic_shapes for torch.export.export: names become Dims (one per name)."""
+    dims = {}
+
+    def conv(x):
+        if isinstance(x, str):
+            return dims.setdefault(x, Dim(x))
+        if isinstance(x, dict):
+            return {k: conv(v) for k, v in x.items()}
+        if isinstance(x, (list, tuple)):
+            return type(x)(conv(v) for v in x)
+        return x
+
+    return conv(spec)
+
+
+def export(model, args=None, kwargs=None, path=None, dynamic_shapes=None, opset=18,
            modules_as_functions=False, explain=False, tracing="meta"):
     """Exports `model(*args, **kwargs)` to ONNX: an oxs.Model (and `path`,
     with tensors of 1 KiB and more in `<path>.data`). With explain=True
@@ -210,29 +226,60 @@ def export(model, args, kwargs=None, path=None, dynamic_shapes=None, opset=18,
     as inputs; chosen modules inside chosen modules nest as calls); the ATen
     library's functions are inlined into them as everywhere. True keeps
     only the library's functions local instead of inlining them. tracing:
-    "meta" (default; falls back to "fake" when an op has no meta kernel), or
-    make_fx's "fake". Raises
+    "meta" (default; falls back to "fake" when an op has no meta kernel;
+    with dynamic_shapes the same recorder runs on fake tensors with symbolic
+    dims), make_fx's "fake", or "export": torch.export.export makes an
+    ExportedProgram, read as `model` may be one (then give no args). Raises
     oxs.torch.ExportError (nothing written)."""
     stats = {}
     if kwargs is None:
         kwargs = {}
-    if not isinstance(args, tuple):
-        args = (args,) if isinstance(args, torch.Tensor) else tuple(args)
     if not isinstance(opset, int) or not 13 <= opset <= 18:
         raise ExportError(f"export: opset {opset!r} is not supported; use 13..18")
-    if tracing not in ("meta", "fake"):
-        raise ExportError(f"export: tracing={tracing!r}; use 'meta' or 'fake'")
+    if tracing not in ("meta", "fake", "export"):
+        raise ExportError(f"export: tracing={tracing!r}; use 'meta', 'fake' or 'export'")
+    program = isinstance(model, torch.export.ExportedProgram)
+    if program:
+        if args is not None or dynamic_shapes is not None or kwargs:
+            raise ExportError("export: an ExportedProgram carries its inputs and dynamic shapes; "
+                              "give it alone (oxs.torch.export(program, path=...))")
+        module = model.module()
+        args, kwargs = model.example_inputs if model.example_inputs else ((), {})
+    else:
+        module = model
+        if args is None:
+            raise ExportError("export: give the example inputs: oxs.torch.export(model, (x,))")
+        if not isinstance(args, tuple):
+            args = (args,) if isinstance(args, torch.Tensor) else tuple(args)
     keep_functions, module_entries = _modules.parse(modules_as_functions)
-    chosen = _modules.chosen_paths(model, module_entries) if module_entries else {}
-    names = _trace.input_names(model, args, kwargs)
-    by_leaf, by_tensor, symbols, ranges = _dynamic_dims(dynamic_shapes, model, args, kwargs, names)
+    chosen = _modules.chosen_paths(module, module_entries) if module_entries else {}
     _library.load_library()
     covered = _decomp.Covered()
-
     t0 = time.perf_counter()
-    graph, state, stats["tracing_mode"] = _trace.trace(model, args, kwargs, mode=tracing,
-                                                       covered=covered, dynamic=by_leaf)
-    _check_symbols(graph, ranges)
+    if program or tracing == "export":
+        if program:
+            ep, by_tensor, names = model, {}, None
+        else:
+            names = _trace.input_names(model, args, kwargs)
+            by_tensor = _dynamic_dims(dynamic_shapes, model, args, kwargs, names)[1]
+            try:
+                ep = torch.export.export(model.eval(), args, kwargs,
+                                         dynamic_shapes=_torch_export_spec(dynamic_shapes),
+                                         strict=False)
+            except Exception as e:
+                raise ExportError(f"export: torch.export.export failed: {type(e).__name__}: "
+                                  f"{str(e).strip().splitlines()[0] if str(e).strip() else ''}"
+                                  ) from None
+        graph, state, names = _program.from_program(ep, covered, names, by_tensor)
+        symbols = {name: hint for name, (_, hint) in graph.symbols.items()}
+        stats["tracing_mode"] = "export"
+    else:
+        names = _trace.input_names(model, args, kwargs)
+        by_leaf, by_tensor, symbols, ranges = _dynamic_dims(dynamic_shapes, model, args, kwargs,
+                                                            names)
+        graph, state, stats["tracing_mode"] = _trace.trace(model, args, kwargs, mode=tracing,
+                                                           covered=covered, dynamic=by_leaf)
+        _check_symbols(graph, ranges)
     stats["tracing"] = time.perf_counter() - t0
 
     t0 = time.perf_counter()

@@ -26,6 +26,7 @@ import operator
 
 import torch
 
+from ._program import skipped as _skipped
 from ._trace import ExportError, Node, format_source
 
 _NODES = (torch.fx.Node, Node)
@@ -222,7 +223,7 @@ def build(graph, state, input_names, input_dims=None):
             used.setdefault(n.args[0], {})[n.args[1]] = n
 
     for n in graph.nodes:
-        if n.op != "call_function":
+        if n.op != "call_function" or _skipped(n):
             continue
         module = n.meta.get("oxs_module", "")
         if n.target is operator.getitem:
