@@ -234,8 +234,9 @@ def export(model, args=None, kwargs=None, path=None, dynamic_shapes=None, opset=
     stats = {}
     if kwargs is None:
         kwargs = {}
-    if not isinstance(opset, int) or not 13 <= opset <= 18:
-        raise ExportError(f"export: opset {opset!r} is not supported; use 13..18")
+    if not isinstance(opset, int) or not 13 <= opset <= 23:
+        raise ExportError(f"export: opset {opset!r} is not supported; use 13..23 (18 by "
+                          "default; 23 writes scaled_dot_product_attention as Attention)")
     if tracing not in ("meta", "fake", "export"):
         raise ExportError(f"export: tracing={tracing!r}; use 'meta', 'fake' or 'export'")
     program = isinstance(model, torch.export.ExportedProgram)
