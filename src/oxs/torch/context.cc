@@ -106,7 +106,8 @@ std::vector<int64_t> Context::get_ints(const std::string& name,
     return *dflt;
   }
   if (a->symbolic()) {
-    fail("argument '" + name + "' holds sizes that vary with the dynamic dims; this function "
+    fail("argument '" + name +
+         "' holds sizes that vary with the dynamic dims; this function "
          "needs constants");
   }
   if (a->kind == Arg::Kind::Ints) return a->ints;

@@ -55,7 +55,7 @@ struct Arg {
 struct SymExpr {
   enum class Op { Symbol, Const, Add, Mul, FloorDiv, Mod, Max, Min };
   Op op = Op::Const;
-  std::string text;  // "batch*seq": the dim_param of dims it is
+  std::string text;   // "batch*seq": the dim_param of dims it is
   int64_t value = 0;  // Const
   int64_t hint = 0;   // the example's value
   std::vector<int64_t> args;

@@ -49,8 +49,8 @@ void check_opset_compatible(const ir::Function& f, int64_t model_opset) {
     // Between opsets 18 and 23 most versions only add element types (float8,
     // int4, float4) or optional attributes with the old default: the body
     // means the same. These changed what existing inputs compute.
-    static const std::unordered_set<std::string> kChanged = {
-        "GroupNormalization", "GridSample", "DFT", "Col2Im", "LpPool"};
+    static const std::unordered_set<std::string> kChanged = {"GroupNormalization", "GridSample",
+                                                             "DFT", "Col2Im", "LpPool"};
     if (a && b && *fv >= 18 && model_opset >= 18 && model_opset <= 23 &&
         !kChanged.count(n->op_type())) {
       continue;
@@ -295,11 +295,10 @@ class Interpreter {
   }
 
   [[noreturn]] void fail(const FxNode& n, const Candidate& c, const std::string& why) {
-    throw Error(ErrorKind::Unsupported,
-                "export: node '" + n.name + "' (" + n.target + ") in " +
-                    (n.module.empty() ? std::string("<root>") : n.module) +
-                    (n.source.empty() ? std::string() : " at " + n.source) + ", function '" +
-                    c.name + "': " + why);
+    throw Error(ErrorKind::Unsupported, "export: node '" + n.name + "' (" + n.target + ") in " +
+                                            (n.module.empty() ? std::string("<root>") : n.module) +
+                                            (n.source.empty() ? std::string() : " at " + n.source) +
+                                            ", function '" + c.name + "': " + why);
   }
 
   void build_node(const FxNode& n, const Candidate& c) {
@@ -358,8 +357,8 @@ class Interpreter {
     if (dims.empty()) dims.resize(m.dims.size());
     for (size_t i = 0; i < dims.size(); ++i) {
       if (dims[i].is_known()) continue;
-      ir::Dim want = m.dim_varies(i) ? ir::Dim::symbolic(g_.exprs[m.syms[i]].text)
-                                     : ir::Dim::known(m.dims[i]);
+      ir::Dim want =
+          m.dim_varies(i) ? ir::Dim::symbolic(g_.exprs[m.syms[i]].text) : ir::Dim::known(m.dims[i]);
       if (dims[i].is_symbolic() && want.is_symbolic() && dims[i].symbol() == want.symbol()) {
         continue;
       }

@@ -78,6 +78,9 @@ class Library {
 
 // The native C++ functions (native/*.cc) added to `lib`.
 void add_native_functions(Library& lib);
+// The front end's own native functions (attention.cc:
+// aten::scaled_dot_product_attention as ONNX Attention at opset 23).
+void add_attention(Library& lib);
 
 // Element-type groups for native specs.
 std::vector<ir::DataType> float_types();

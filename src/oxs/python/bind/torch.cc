@@ -120,8 +120,8 @@ torch::ExportGraph read_graph(const py::list& inputs, const py::list& params, co
   // exprs: [(op, text, value, hint, [arg ids])]
   using Op = torch::SymExpr::Op;
   static const std::map<std::string, Op> ops = {
-      {"symbol", Op::Symbol}, {"const", Op::Const},       {"add", Op::Add}, {"mul", Op::Mul},
-      {"floordiv", Op::FloorDiv}, {"mod", Op::Mod}, {"max", Op::Max},   {"min", Op::Min}};
+      {"symbol", Op::Symbol},     {"const", Op::Const}, {"add", Op::Add}, {"mul", Op::Mul},
+      {"floordiv", Op::FloorDiv}, {"mod", Op::Mod},     {"max", Op::Max}, {"min", Op::Min}};
   for (auto h : exprs) {
     auto t = h.cast<py::tuple>();
     torch::SymExpr e;
@@ -231,6 +231,7 @@ void bind_torch(py::module_& m) {
       [] {
         torch::Library lib;
         torch::add_native_functions(lib);
+        torch::add_attention(lib);
         return lib.overloads();
       },
       "The overload names the native C++ functions take (the tracer decomposes only ops that "
@@ -245,6 +246,7 @@ void bind_torch(py::module_& m) {
         torch::Library lib;
         read_candidates(candidates, lib);  // user and script functions first
         torch::add_native_functions(lib);
+        torch::add_attention(lib);
         double handoff =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         torch::ExportResult r;
@@ -261,8 +263,7 @@ void bind_torch(py::module_& m) {
                               timings, warnings);
       },
       "inputs"_a, "params"_a, "nodes"_a, "outputs"_a, "symbols"_a, "exprs"_a, "candidates"_a,
-      "opset"_a,
-      "keep_functions"_a, "explain"_a);
+      "opset"_a, "keep_functions"_a, "explain"_a);
 }
 
 }  // namespace oxs::python

@@ -279,7 +279,8 @@ def export(model, args=None, kwargs=None, path=None, dynamic_shapes=None, opset=
         by_leaf, by_tensor, symbols, ranges = _dynamic_dims(dynamic_shapes, model, args, kwargs,
                                                             names)
         graph, state, stats["tracing_mode"] = _trace.trace(model, args, kwargs, mode=tracing,
-                                                           covered=covered, dynamic=by_leaf)
+                                                           covered=covered, dynamic=by_leaf,
+                                                           whole_ops=opset >= 23)
         _check_symbols(graph, ranges)
     stats["tracing"] = time.perf_counter() - t0
 

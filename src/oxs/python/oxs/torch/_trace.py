@@ -266,6 +266,7 @@ class _Recorder(TorchDispatchMode):
     def __init__(self, graph, stack, state, covered=None):
         super().__init__()
         self.covered = covered  # _decomp.Covered: ops no function takes are decomposed
+        self.paused = False
         self.graph = graph
         self.stack = stack
         self.state = state  # name -> real tensor: constants met while tracing are added
@@ -299,6 +300,29 @@ class _Recorder(TorchDispatchMode):
 
     def make_stand_in(self, t):
         return torch.empty_like(t, device="meta")
+
+    def record_whole(self, op, fn, args, kwargs):
+        """Runs fn(*args, **kwargs) (a composite torch function) without
+        recording the ops it is made of, and records it as one node of
+        `op` (arguments bound to op's schema)."""
+        sig = inspect.Signature([inspect.Parameter(a.name, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+                                 for a in op._schema.arguments])
+        bound = sig.bind_partial(*args, **kwargs).arguments
+        node_kwargs = _map(lambda a: self.read(a, str(op)) if isinstance(a, torch.Tensor) else a,
+                           dict(bound))
+        self.paused = True
+        try:
+            out = fn(*args, **kwargs)
+        finally:
+            self.paused = False
+        module = self.stack[-1] if self.stack else ""
+        node = self.graph.add("call_function", op, (), node_kwargs,
+                              base=op._schema.name.split("::")[-1])
+        node.meta["oxs_module"] = module
+        node.meta["oxs_source"] = user_frame()
+        node.meta["val"] = out
+        self.bind(out, node)
+        return out
 
     def unbacked(self, out):
         """Whether out's sizes depend on tensor values (fake tensors only)."""
@@ -341,6 +365,9 @@ class _Recorder(TorchDispatchMode):
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
+        if self.paused:  # inside an op recorded whole (record_whole)
+            return func(*_map(self.stand_in, args),
+                        **self.run_kwargs(func, _map(self.stand_in, kwargs)))
         if func is torch.ops.aten._local_scalar_dense.default:
             line = format_source(user_frame())
             raise ExportError(
@@ -452,7 +479,7 @@ class _SymbolicRecorder(_Recorder):
         return kwargs
 
 
-def _trace_recorded(model, args, kwargs, state, covered=None, dynamic=None):
+def _trace_recorded(model, args, kwargs, state, covered=None, dynamic=None, whole_ops=False):
     """Runs the model once under the recorder: on meta tensors, or (dynamic:
     {flat input index: {dim: symbol name}}) on fake tensors whose dynamic
     dims are symbols of a ShapeEnv (returned as graph.shape_env, with
@@ -520,11 +547,12 @@ def _trace_recorded(model, args, kwargs, state, covered=None, dynamic=None):
         for m, ph in meta_flat:
             if ph is not None:
                 rec.bind(m, ph)
+        whole = _WholeOps(rec) if whole_ops else contextlib.nullcontext()
         if fake is None:
-            with rec:
+            with rec, whole:
                 out = torch.func.functional_call(model, meta_state, margs, mkwargs)
         else:
-            with _python_kernels_in_rnns(model), fake, rec:
+            with _python_kernels_in_rnns(model), fake, rec, whole:
                 out = torch.func.functional_call(model, meta_state, margs, mkwargs)
         outs = []
         for o in tree_flatten(out)[0]:
@@ -534,6 +562,22 @@ def _trace_recorded(model, args, kwargs, state, covered=None, dynamic=None):
                 outs.append(o)
     graph.add("output", "output", (tuple(outs),), base="output")
     return graph
+
+
+class _WholeOps(torch.overrides.TorchFunctionMode):
+    """Records F.scaled_dot_product_attention as one aten node (ONNX
+    Attention at opset 23) instead of the ops torch decomposes it into."""
+
+    def __init__(self, rec):
+        super().__init__()
+        self.rec = rec
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        if func is torch.nn.functional.scaled_dot_product_attention and not self.rec.paused:
+            return self.rec.record_whole(torch.ops.aten.scaled_dot_product_attention.default,
+                                         func, args, kwargs)
+        return func(*args, **kwargs)
 
 
 @contextlib.contextmanager
@@ -586,7 +630,7 @@ def _plain_kernels():
         torch._C._set_mkldnn_enabled(mkldnn)
 
 
-def trace(model, args, kwargs, mode="meta", covered=None, dynamic=None):
+def trace(model, args, kwargs, mode="meta", covered=None, dynamic=None, whole_ops=False):
     """(graph, state, mode used): the traced graph (a Graph, or an fx.Graph
     from make_fx; see the module's docstring), the tensors its oxs_state
     placeholders name (parameters, buffers and any constant met while
@@ -604,7 +648,8 @@ def trace(model, args, kwargs, mode="meta", covered=None, dynamic=None):
     if dynamic:
         traced_state = dict(state)
         try:
-            graph = _trace_recorded(model, args, kwargs, traced_state, covered, dynamic)
+            graph = _trace_recorded(model, args, kwargs, traced_state, covered, dynamic,
+                                    whole_ops)
         except ExportError:
             raise
         except Exception as e:
@@ -614,7 +659,8 @@ def trace(model, args, kwargs, mode="meta", covered=None, dynamic=None):
     if mode == "meta":
         traced_state = dict(state)  # the recorder adds the constants it meets
         try:
-            graph = _trace_recorded(model, args, kwargs, traced_state, covered)
+            graph = _trace_recorded(model, args, kwargs, traced_state, covered,
+                                    whole_ops=whole_ops)
             graph.eliminate_dead_code()
             return graph, _used_state(graph, traced_state), "meta"
         except ExportError:
