@@ -82,9 +82,12 @@ def child(name: str) -> None:
     try:
         row = run_one(name)
     except Exception as e:  # one row per failure, with the reason's first line
+        import re
+
         text = str(e).strip().splitlines()
-        row = {"model": name, "ok": False,
-               "reason": f"{type(e).__name__}: {text[0] if text else ''}"[:300]}
+        missing = sorted(set(re.findall(r"^\s+(\S+::\S+) at node", str(e), re.M)))
+        why = f"no function for {', '.join(missing)}" if missing else (text[0] if text else "")
+        row = {"model": name, "ok": False, "reason": f"{type(e).__name__}: {why}"[:300]}
     print("SWEEP-ROW " + json.dumps(row), flush=True)
 
 

@@ -375,6 +375,11 @@ class _Recorder(TorchDispatchMode):
                 f"tensor in {self.stack[-1] if self.stack else '<root>'}"
                 f"{' at ' + line if line else ''}); a size computed from values needs "
                 "torch._check(...) on it and a Dim range, or a formulation without it")
+        if func is torch.ops.aten.as_strided_.default and len(args) > 1 and \
+                tuple(args[1]) == tuple(args[0].shape):
+            # New strides, same sizes (a pooling's memory format): the same
+            # values, nothing to record.
+            return func(*_map(self.stand_in, args), **_map(self.stand_in, kwargs))
         if func in _LIFTS and isinstance(args[0], torch.Tensor):
             # torch.tensor(...) in forward: the constant itself.
             node = self.read(args[0], str(func))
