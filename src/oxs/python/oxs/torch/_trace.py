@@ -494,7 +494,6 @@ def _trace_recorded(model, args, kwargs, state, covered=None, dynamic=None, whol
     if dynamic:
         from torch._subclasses.fake_tensor import FakeTensorMode
         from torch.fx.experimental.symbolic_shapes import DimDynamic, ShapeEnv
-        from torch._dynamo.source import ConstantSource
 
         env = ShapeEnv()
         fake = FakeTensorMode(shape_env=env, allow_non_fake_inputs=True)
@@ -528,7 +527,7 @@ def _trace_recorded(model, args, kwargs, state, covered=None, dynamic=None, whol
                         sizes.append(int(n))
                         continue
                     if name not in graph.symbols:
-                        sym = env.create_symbol(int(n), ConstantSource(name),
+                        sym = env.create_symbol(int(n), _dim_source(name),
                                                 dynamic_dim=DimDynamic.DYNAMIC)
                         graph.symbols[name] = (sym, int(n))
                     sym = graph.symbols[name][0]
@@ -616,6 +615,42 @@ def _python_kernels_in_rnns(model):
             open_.pop().__exit__(None, None, None)
         for h in handles:
             h.remove()
+
+
+_DIM_SOURCE = None
+
+
+def _dim_source(name):
+    """The ShapeEnv source of a dynamic dim. torch._dynamo.source's
+    ConstantSource would import all of torch._dynamo (seconds on a first
+    export); where torch's Source takes its name from _name_template (2.8+)
+    a small source of our own does."""
+    global _DIM_SOURCE
+    if _DIM_SOURCE is None:
+        import dataclasses
+        import functools
+
+        from torch._guards import GuardSource, Source
+
+        if isinstance(inspect.getattr_static(Source, "name", None), functools.cached_property):
+            @dataclasses.dataclass(frozen=True)
+            class DimSource(Source):
+                dim: str = ""
+
+                @property
+                def _name_template(self):
+                    return self.dim
+
+                @property
+                def guard_source(self):
+                    return GuardSource.CONSTANT
+
+            _DIM_SOURCE = DimSource
+        else:
+            from torch._dynamo.source import ConstantSource
+
+            _DIM_SOURCE = ConstantSource
+    return _DIM_SOURCE(name)
 
 
 @contextlib.contextmanager
