@@ -104,6 +104,13 @@ def test_a_dim_the_model_makes_static_is_refused_with_the_guard(tmp_path):
     assert not os.listdir(tmp_path)
 
 
+def test_auto_leaves_a_dim_the_model_needs_static():
+    model = oxs.torch.export(Branch(), (torch.randn(4, 3),), dynamic_shapes={"x": {0: Dim.AUTO}})
+    assert list(model.graph.inputs[0].shape) == [4, 3]
+    x = torch.randn(4, 3)
+    assert_close(run_oxs(model, {"x": x}), eager(Branch(), x), 0.0, "static 4")
+
+
 def test_a_dim_range_the_model_narrows_is_refused(tmp_path):
     with pytest.raises(oxs.torch.ExportError, match=r"'n' takes \[1, 100\].*works only for \[4"):
         oxs.torch.export(NeedsEven(), (torch.randn(4, 3),), path=tmp_path / "m.onnx",

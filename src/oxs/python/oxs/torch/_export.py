@@ -95,6 +95,8 @@ def _dynamic_dims(dynamic_shapes, model, args, kwargs, names):
                 continue
             if x is Dim.AUTO or x is Dim.DYNAMIC:
                 dim_name, auto = f"{name}_dim{d}", x is Dim.AUTO
+                if auto:
+                    ranges[dim_name] = "auto"  # static where the model needs it
             elif isinstance(x, str):
                 dim_name = x
             elif hasattr(x, "__name__") and hasattr(x, "min") and hasattr(x, "max"):
@@ -116,7 +118,8 @@ def _dynamic_dims(dynamic_shapes, model, args, kwargs, names):
                 raise ExportError(f"export: dim {d} of input '{name}' is dynamic ('{dim_name}') "
                                   f"but the example has size {size}; trace with a size of 2 or "
                                   "more so that it is not mistaken for a broadcast dim")
-            if dim_name in ranges and (size < ranges[dim_name][0] or (hi is not None and size > hi)):
+            if isinstance(ranges.get(dim_name), tuple) and (
+                    size < ranges[dim_name][0] or (hi is not None and size > hi)):
                 raise ExportError(f"export: dim {d} of input '{name}' has size {size}, outside "
                                   f"the range of Dim '{dim_name}'")
             if symbols.setdefault(dim_name, size) != size:
@@ -181,12 +184,14 @@ def _check_symbols(graph, ranges):
         value = env.replace(sym)
         guards = [str(g.expr) for g in env.guards if sym in g.expr.free_symbols]
         why = f" (torch's guards on it: {'; '.join(guards[:3])})" if guards else ""
+        if value.is_number and ranges.get(name) == "auto":
+            continue  # Dim.AUTO: torch.export too makes it static
         if value.is_number:
             raise ExportError(
                 f"export: dynamic dim '{name}' was made static (= {int(value)}) by the model: its "
                 f"code depends on that size (a branch or check on it){why}; export it as a "
                 "static dim, or make the code independent of it")
-        if name in ranges:
+        if isinstance(ranges.get(name), tuple):
             vr = env.var_to_range.get(sym)
             lo, hi = ranges[name]
             low, up = _finite(vr.lower), _finite(vr.upper)

@@ -212,7 +212,7 @@ def build(graph, state, input_names, input_dims=None):
         ids[ph] = new_id()
         dims, syms = _dims(val, exprs)
         named = (input_dims or {}).get(tensor_inputs - 1, {})
-        dims = [named.get(d) or (exprs.table[e][1] if e >= 0 else s)
+        dims = [(named.get(d) or exprs.table[e][1]) if e >= 0 else s
                 for d, (s, e) in enumerate(zip(dims, syms or [-1] * len(dims)))]
         inputs.append((ids[ph], name, onnx_dtype(val.dtype, f"input '{name}'"), dims))
 
