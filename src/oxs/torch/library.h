@@ -78,8 +78,11 @@ class Library {
 
 // The native C++ functions (native/*.cc) added to `lib`.
 void add_native_functions(Library& lib);
-// The front end's own native functions (attention.cc:
-// aten::scaled_dot_product_attention as ONNX Attention at opset 23).
+// The front end's own native functions (front_natives.cc:
+// aten::scaled_dot_product_attention as ONNX Attention at opset 23, and
+// slice.Tensor with bounds that vary with the dynamic dims). Registered
+// before add_native_functions, so they win ties.
+void add_front_natives(Library& lib);
 void add_attention(Library& lib);
 
 // Element-type groups for native specs.

@@ -132,3 +132,21 @@ def test_a_dim_range_the_model_narrows_is_refused(tmp_path):
 def test_wrong_specs_are_refused(spec, message):
     with pytest.raises(oxs.torch.ExportError, match=message):
         oxs.torch.export(heads(), (torch.randn(2, 6, 16),), dynamic_shapes=spec)
+
+
+class Slices(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.pos = torch.nn.Parameter(torch.randn(1, 32, 8))
+
+    def forward(self, x):
+        n = x.shape[1]
+        return (x + self.pos[:, :n] + x[:, 1:].sum(1, keepdim=True) +
+                x[:, : n - 1].mean(1, keepdim=True))
+
+
+def test_slices_bounded_by_dynamic_sizes():
+    torch.manual_seed(0)
+    m = Slices().eval()
+    model = oxs.torch.export(m, (torch.randn(2, 5, 8),), dynamic_shapes=({0: "b", 1: "s"},))
+    check_sizes(m, model, [(3, 3, 8), (1, 9, 8)])

@@ -230,8 +230,8 @@ void bind_torch(py::module_& m) {
       "torch_native_overloads",
       [] {
         torch::Library lib;
+        torch::add_front_natives(lib);
         torch::add_native_functions(lib);
-        torch::add_attention(lib);
         return lib.overloads();
       },
       "The overload names the native C++ functions take (the tracer decomposes only ops that "
@@ -245,8 +245,8 @@ void bind_torch(py::module_& m) {
         torch::ExportGraph g = read_graph(inputs, params, nodes, outputs, symbols, exprs);
         torch::Library lib;
         read_candidates(candidates, lib);  // user and script functions first
+        torch::add_front_natives(lib);
         torch::add_native_functions(lib);
-        torch::add_attention(lib);
         double handoff =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         torch::ExportResult r;

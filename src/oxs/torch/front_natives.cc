@@ -1,5 +1,7 @@
-// aten::scaled_dot_product_attention: ONNX Attention (opset 23) at opset 23
-// and above, below it the decomposition softmax(Q K^T * scale + mask) V.
+// The front end's native functions. aten::scaled_dot_product_attention:
+// ONNX Attention (opset 23) at opset 23 and above, below it the
+// decomposition softmax(Q K^T * scale + mask) V. aten::slice.Tensor whose
+// bounds may be sizes that vary with the dynamic dims (x[:, :n]).
 // The tracer records the op whole only when asked for opset 23 (torch's own
 // decomposition is what it records otherwise); ExportedPrograms keep it when
 // a function takes it (_decomp.py), so both forms are needed.
@@ -78,7 +80,48 @@ std::vector<Var> sdpa(Context& cx) {
   return {cx.b.op("MatMul", {p, v})};
 }
 
+// slice.Tensor: Slice with start and end as constants or, when they vary
+// with the dynamic dims, computed from the graph (Context::sym).
+std::vector<Var> slice(Context& cx) {
+  Var x = cx.tensor("self");
+  int64_t rank = static_cast<int64_t>(*x.rank());
+  int64_t dim = normalize_axis(cx, cx.get_int("dim", 0), rank);
+  int64_t step = cx.get_int("step", 1);
+  if (step < 1) cx.fail("slice step must be positive");
+  auto bound = [&](const char* name, int64_t dflt) {
+    const Arg* a = cx.node.find(name);
+    if (a && a->symbolic()) return cx.sym(a->syms[0]);
+    return cx.ints({cx.get_int(name, dflt)});
+  };
+  Var start = bound("start", 0);
+  Var end = bound("end", std::numeric_limits<int64_t>::max());
+  return {cx.b.op("Slice", {x, start, end, cx.ints({dim}), cx.ints({step})})};
+}
+
 }  // namespace
+
+void add_front_natives(Library& lib) {
+  {
+    Candidate c;
+    c.overload = "aten::slice.Tensor";
+    c.name = "slice (Slice, dynamic bounds)";
+    c.kind = Candidate::Kind::Native;
+    ParamSpec self;
+    self.name = "self";
+    c.params.push_back(self);
+    for (const char* n : {"dim", "start", "end", "step"}) {
+      ParamSpec p;
+      p.name = n;
+      p.is_input = false;
+      p.optional = p.has_default = true;
+      p.attr_kind = "int";
+      c.params.push_back(p);
+    }
+    c.native = slice;
+    lib.add(std::move(c));
+  }
+  add_attention(lib);
+}
 
 void add_attention(Library& lib) {
   Candidate c;
