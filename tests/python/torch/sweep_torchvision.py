@@ -47,14 +47,18 @@ def run_one(name: str) -> dict:
     with torch.no_grad():
         for p in net.parameters():  # zero-initialized heads give all-zero outputs
             p.add_(torch.randn_like(p) * 0.02)
+    import tempfile
+
+    tmp = tempfile.TemporaryDirectory()
+    path = os.path.join(tmp.name, f"{name}.onnx")  # weights as external data (over 2 GiB too)
     t0 = time.perf_counter()
-    model = oxs.torch.export(net, (torch.randn(2, 3, 224, 224),), dynamic_shapes=({0: "N"},))
+    model = oxs.torch.export(net, (torch.randn(2, 3, 224, 224),), dynamic_shapes=({0: "N"},),
+                             path=path)
     row["export_s"] = time.perf_counter() - t0
     row["nodes"] = len(list(model.graph.nodes))
     row["tracing"] = oxs.torch.last_export_stats().get("tracing_mode")
-    data = model.to_bytes()
-    onnx.checker.check_model(onnx.load_from_string(data), full_check=True)
-    sess = ort.InferenceSession(data, providers=["CPUExecutionProvider"])
+    onnx.checker.check_model(path, full_check=True)
+    sess = ort.InferenceSession(path, providers=["CPUExecutionProvider"])
     name_in = model.graph.inputs[0].name
     diffs = {"oxs": 0.0, "ort": 0.0}
     scale = 0.0
@@ -103,7 +107,8 @@ def table(rows) -> str:
         "compared with torch eager at batch 1 and 3 on oxs's evaluator and on ONNX Runtime.",
         "Pass: both max abs diffs within 1e-4 + 1e-3 * max|torch output|. Export time is the",
         "first `oxs.torch.export` call in a fresh process (torch imported; it includes loading",
-        "the ATen library). Each model runs in its own process with a 900 s limit.",
+        "the ATen library and writing the file, weights as external data). Each model runs in",
+        "its own process with a 900 s limit.",
         "",
         f"**{ok} of {len(rows)} pass.** torch {_version('torch')}, torchvision "
         f"{_version('torchvision')}, onnxruntime {_version('onnxruntime')}.",
@@ -133,14 +138,20 @@ def main() -> int:
     ap.add_argument("--models", default="")
     ap.add_argument("--out", default="")
     ap.add_argument("--child", default="")
+    ap.add_argument("--rows", default="", help="JSON lines of rows, read and appended (resume)")
     a = ap.parse_args()
     if a.child:
         child(a.child)
         return 0
     import torchvision
 
-    names = a.models.split(",") if a.models else torchvision.models.list_models(
-        module=torchvision.models)
+    everything = torchvision.models.list_models(module=torchvision.models)
+    names = a.models.split(",") if a.models else everything
+    done = {}
+    if a.rows and os.path.exists(a.rows):  # rows of earlier runs, by model
+        for line in open(a.rows):
+            r = json.loads(line)
+            done[r["model"]] = r
     rows = []
     for name in names:
         t0 = time.time()
@@ -157,11 +168,15 @@ def main() -> int:
         except subprocess.TimeoutExpired:
             row = {"model": name, "ok": False, "reason": f"timeout after {TIMEOUT_S} s"}
         rows.append(row)
+        if a.rows:
+            with open(a.rows, "a") as fh:
+                fh.write(json.dumps(row) + "\n")
+        done[row["model"]] = row
         status = "pass" if row["ok"] else "FAIL " + row["reason"]
         print(f"{name}: {status} ({time.time() - t0:.0f} s)", flush=True)
-        if a.out:  # the table so far, so that a long run shows progress
+        if a.out:  # the table so far (with earlier runs' rows), to show progress
             with open(a.out + ".tmp", "w") as fh:
-                fh.write(table(rows))
+                fh.write(table([done[m] for m in everything if m in done]))
             os.replace(a.out + ".tmp", a.out)
     if not a.out:
         print(table(rows))
