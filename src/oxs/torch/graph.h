@@ -77,13 +77,13 @@ struct FxNode {
   std::string name;    // the FX node's name
   std::string target;  // "aten::add.Tensor"
   std::string module;  // "layer1.0.conv1 (Conv2d)": where the node came from
-  std::string source;  // "model.py:12 in forward: ..." the model's line, if known
   std::vector<Arg> args;
   std::vector<OutMeta> outputs;
   // The calls of modules chosen by modules_as_functions the node is in,
   // outermost first ("layer1.0 (BasicBlock)"); a run of nodes sharing one
   // becomes a call of a model-local function.
   std::vector<std::string> scopes;
+  std::string source;  // "model.py:12 in forward: ..." the model's line, if known
   const Arg* find(std::string_view arg) const;
 };
 
