@@ -6,7 +6,7 @@ JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
 .PHONY: all deps configure build demo test test-asan fuzz bench format clean python print-python \
-  sweep-opinfo aten-coverage-doc
+  sweep-opinfo aten-coverage-doc sweep-torchvision
 
 # The project venv's Python (scripts/install-deps makes it; outside the
 # checkout, shared by every clone): the module is built for it and every
@@ -67,6 +67,15 @@ sweep-opinfo: build
 aten-coverage-doc: build
 	PYTHONPATH=$(abspath $(BUILD))/python:tests/python/torch_aten $(PYTHON) -W ignore \
 	  tools/aten_coverage_doc.py docs/aten-coverage.md
+
+# Every torchvision classification model through oxs.torch.export, checked by
+# numbers on oxs and ONNX Runtime (slow: tens of minutes); MODELS=a,b for a
+# subset. Writes docs/torchvision-sweep.md.
+sweep-torchvision: configure
+	cmake --build $(BUILD) -j $(JOBS) --target oxs_python oxs_torch_aten_library
+	PYTHONPATH=$(abspath $(BUILD))/python HF_HUB_OFFLINE=1 $(PYTHON) \
+	  tests/python/torch/sweep_torchvision.py --out docs/torchvision-sweep.md \
+	  $(if $(MODELS),--models $(MODELS))
 
 # `make test ROOM=eval` runs one room's tests (its ctest label).
 test: build

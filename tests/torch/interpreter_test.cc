@@ -40,6 +40,10 @@ Arg ints_arg(std::string name, std::vector<int64_t> v) {
 ExportGraph conv_flatten() {
   ExportGraph g;
   g.symbols["N"] = 2;
+  // The size expressions of a symbolic trace: N (id 0), 4 (id 1), 4*N (id 2).
+  g.exprs = {{SymExpr::Op::Symbol, "N", 0, 2, {}},
+             {SymExpr::Op::Const, "4", 4, 4, {}},
+             {SymExpr::Op::Mul, "4*N", 0, 8, {1, 0}}};
   g.inputs.push_back(
       {0,
        "x",
@@ -53,7 +57,7 @@ ExportGraph conv_flatten() {
               "aten::convolution.default",
               "conv (Conv2d)",
               {},
-              {{2, D::Float, {2, 4, 8, 8}, {true, false, false, false}}}};
+              {{2, D::Float, {2, 4, 8, 8}, {0, -1, -1, -1}}}};
   conv.args = {tensor_arg("input", 0),
                tensor_arg("weight", 1),
                ints_arg("stride", {1, 1}),
@@ -62,8 +66,8 @@ ExportGraph conv_flatten() {
                int_arg("transposed", Arg::Kind::Bool, 0),
                ints_arg("output_padding", {0, 0})};
   g.nodes.push_back(std::move(conv));
-  // The second trace (N one larger) changed dim 0 of both outputs.
-  FxNode view{"view", "aten::view.default", "", {}, {{3, D::Float, {2, 256}, {true, false}}}};
+  // Dim 0 of both outputs is N.
+  FxNode view{"view", "aten::view.default", "", {}, {{3, D::Float, {2, 256}, {0, -1}}}};
   view.args = {tensor_arg("self", 2), ints_arg("size", {2, -1})};
   g.nodes.push_back(std::move(view));
   g.outputs.emplace_back(3, "y");
@@ -94,10 +98,11 @@ TEST(Interpreter, AViewThatFoldsTheDynamicDimIntoAnotherUsesMinusOne) {
   Library lib;
   add_native_functions(lib);
   ExportGraph g = conv_flatten();
-  // [N,4,8,8] -> [4N, 64]: dim 0 varies but is not N (4 * 2 = 8 in the example).
+  // [N,4,8,8] -> [4N, 64]: dim 0 is 4*N, not N.
   g.nodes[1].outputs[0].dims = {8, 64};
+  g.nodes[1].outputs[0].syms = {2, -1};
   ExportResult r = export_graph(g, lib, {});
-  EXPECT_EQ(r.model.graph->outputs()[0]->type().to_string(), "float[view_d0,64]");
+  EXPECT_EQ(r.model.graph->outputs()[0]->type().to_string(), "float[4*N,64]");
   const ir::Node* reshape = *std::next(r.model.graph->nodes().begin());
   auto values = reshape->input(1)->const_value()->data<int64_t>();
   EXPECT_EQ(std::vector<int64_t>(values.begin(), values.end()), (std::vector<int64_t>{-1, 64}));

@@ -11,7 +11,8 @@ using builder::Var;
 void Context::fail(const std::string& why) const {
   throw Error(ErrorKind::Unsupported,
               "export: node '" + node.name + "' (" + node.target + ") in " +
-                  (node.module.empty() ? std::string("<root>") : node.module) + ": " + why);
+                  (node.module.empty() ? std::string("<root>") : node.module) +
+                  (node.source.empty() ? std::string() : " at " + node.source) + ": " + why);
 }
 
 const Arg& Context::require(const std::string& name) const {
@@ -42,6 +43,13 @@ Var Context::optional_tensor(const std::string& name) const {
       }
       return values_[a->i];
     case Arg::Kind::Int:
+      if (a->symbolic()) {
+        // A size that varies with the dynamic dims, used as a number.
+        Var v = b.op("Squeeze", {sym(a->syms[0]), ints({0})});
+        if (dt == ir::DataType::Int64) return v;
+        return b.op("Cast", {v}, attr_list(ir::Attr::of_int("to", static_cast<int64_t>(dt))));
+      }
+      return scalar(dt, static_cast<double>(a->i));
     case Arg::Kind::Bool:
       return scalar(dt, static_cast<double>(a->i));
     case Arg::Kind::Float:
@@ -64,6 +72,10 @@ int64_t Context::get_int(const std::string& name, std::optional<int64_t> dflt) c
   if (!a || a->kind == Arg::Kind::None) {
     if (!dflt) fail("argument '" + name + "' is missing");
     return *dflt;
+  }
+  if (a->symbolic()) {
+    fail("argument '" + name + "' is a size that varies with the dynamic dims (" +
+         (*exprs_)[a->syms[0]].text + "); this function needs a constant");
   }
   if (a->kind == Arg::Kind::Int || a->kind == Arg::Kind::Bool || a->kind == Arg::Kind::DType)
     return a->i;
@@ -92,6 +104,11 @@ std::vector<int64_t> Context::get_ints(const std::string& name,
   if (!a || a->kind == Arg::Kind::None) {
     if (!dflt) fail("argument '" + name + "' is missing");
     return *dflt;
+  }
+  if (a->symbolic()) {
+    fail("argument '" + name +
+         "' holds sizes that vary with the dynamic dims; this function "
+         "needs constants");
   }
   if (a->kind == Arg::Kind::Ints) return a->ints;
   if (a->kind == Arg::Kind::Int) return {a->i};
@@ -133,6 +150,18 @@ Var Context::scalar(ir::DataType dt, double v) const {
 }
 
 Var Context::input_dim(int64_t example) const {
+  // The expression torch traced for an output dim of that example size.
+  int64_t expr = -1;
+  bool ambiguous = false;
+  if (exprs_ && !node.outputs.empty()) {
+    const OutMeta& m = node.outputs[0];
+    for (size_t i = 0; i < m.dims.size(); ++i) {
+      if (!m.dim_varies(i) || m.dims[i] != example) continue;
+      if (expr >= 0 && (*exprs_)[expr].text != (*exprs_)[m.syms[i]].text) ambiguous = true;
+      if (expr < 0) expr = m.syms[i];
+    }
+  }
+  if (expr >= 0 && !ambiguous) return sym(expr);
   ir::Value* found = nullptr;
   int64_t axis = -1;
   std::string symbol;
@@ -174,7 +203,7 @@ Var Context::output_shape() const {
     }
     if (!run.empty()) pieces.push_back(ints(run));
     run.clear();
-    pieces.push_back(input_dim(m.dims[i]));
+    pieces.push_back(out_dim(i));
   }
   if (!run.empty() || pieces.empty()) pieces.push_back(ints(run));
   if (pieces.size() == 1) return pieces[0];
@@ -185,6 +214,80 @@ Var Context::ints(const std::vector<int64_t>& v) const {
   return b.constant(std::vector<int64_t>(v));
 }
 
+Var Context::out_dim(size_t i) const {
+  const OutMeta& m = out(0);
+  if (i >= m.dims.size()) fail("has no output dim " + std::to_string(i));
+  if (!m.dim_varies(i)) return ints({m.dims[i]});
+  if (!exprs_) return input_dim(m.dims[i]);
+  return sym(m.syms[i]);
+}
+
+Var Context::sym(int64_t id) const {
+  if (!exprs_ || id < 0 || static_cast<size_t>(id) >= exprs_->size()) {
+    fail("a dynamic size has no expression (internal)");
+  }
+  auto key = std::make_pair(&b, id);
+  if (sym_cache_) {
+    auto it = sym_cache_->find(key);
+    if (it != sym_cache_->end()) return it->second;
+  }
+  const SymExpr& e = (*exprs_)[id];
+  using Op = SymExpr::Op;
+  Var r;
+  auto fold = [&](const char* op) {
+    r = sym(e.args.at(0));
+    for (size_t k = 1; k < e.args.size(); ++k) r = b.op(op, {r, sym(e.args[k])});
+  };
+  switch (e.op) {
+    case Op::Const:
+      r = ints({e.value});
+      break;
+    case Op::Symbol: {
+      // The input of this graph (or function body) that has the symbol as a dim.
+      for (ir::Value* in : b.graph().inputs()) {
+        if (!in->type().is_tensor() || !in->type().shape()) continue;
+        const ir::Shape& s = *in->type().shape();
+        for (size_t d = 0; d < s.rank() && !r; ++d) {
+          if (!s[d].is_symbolic() || s[d].symbol() != e.text) continue;
+          auto at = static_cast<int64_t>(d);
+          r = b.op("Shape", {Var(&b, in)},
+                   attr_list(ir::Attr::of_int("start", at), ir::Attr::of_int("end", at + 1)));
+        }
+        if (r) break;
+      }
+      if (!r) {
+        fail("the dynamic dim '" + e.text +
+             "' is no dim of an input of the graph or function being built");
+      }
+      break;
+    }
+    case Op::Add:
+      fold("Add");
+      break;
+    case Op::Mul:
+      fold("Mul");
+      break;
+    case Op::Max:
+      fold("Max");
+      break;
+    case Op::Min:
+      fold("Min");
+      break;
+    case Op::FloorDiv: {
+      // floor(a / b) = (a - a mod b) / b with Python's mod (ONNX Mod, fmod=0).
+      Var a = sym(e.args.at(0)), d = sym(e.args.at(1));
+      Var m = b.op("Mod", {a, d});
+      r = b.op("Div", {b.op("Sub", {a, m}), d});
+      break;
+    }
+    case Op::Mod:
+      r = b.op("Mod", {sym(e.args.at(0)), sym(e.args.at(1))});
+      break;
+  }
+  if (sym_cache_) sym_cache_->emplace(key, r);
+  return r;
+}
+
 Var Context::reshape_shape(const Var& x) const {
   const OutMeta& m = out(0);
   std::vector<int64_t> target = m.dims;
@@ -193,30 +296,36 @@ Var Context::reshape_shape(const Var& x) const {
     if (m.dim_varies(i)) left.push_back(i);
   }
   if (left.empty()) return ints(target);
-  // A varying dim that x has in the same place: copy it (Reshape's 0),
-  // while the leading dims match.
+  if (!exprs_) fail("a view with dynamic dims has no size expressions (internal)");
+  // A varying dim that x has in the same place: copy it (Reshape's 0).
   auto s = x.shape();
   std::vector<size_t> still;
-  bool prefix = true;
   for (size_t i : left) {
-    prefix = prefix && s && i < s->rank() && (*s)[i].is_symbolic() &&
-             symbols_.count((*s)[i].symbol()) && symbols_.at((*s)[i].symbol()) == target[i];
-    for (size_t j = 0; prefix && j < i; ++j) {
-      const ir::Dim& d = (*s)[j];
-      prefix = (d.is_known() && d.value() == target[j]) || target[j] == 0;
-    }
-    if (prefix) {
+    const std::string& text = (*exprs_)[m.syms[i]].text;
+    if (s && i < s->rank() && (*s)[i].is_symbolic() && (*s)[i].symbol() == text) {
       target[i] = 0;
     } else {
       still.push_back(i);
     }
   }
-  if (still.size() > 1) {
-    fail("a view whose dims " + std::to_string(still[0]) + " and " + std::to_string(still[1]) +
-         " both change with the dynamic dims cannot be written as one Reshape");
+  if (still.empty()) return ints(target);
+  // One varying dim is Reshape's -1; the others are computed from the
+  // expressions torch traced.
+  target[still[0]] = -1;
+  if (still.size() == 1) return ints(target);
+  std::vector<Var> pieces;
+  std::vector<int64_t> run;
+  for (size_t i = 0; i < target.size(); ++i) {
+    if (std::find(still.begin() + 1, still.end(), i) == still.end()) {
+      run.push_back(target[i]);
+      continue;
+    }
+    if (!run.empty()) pieces.push_back(ints(run));
+    run.clear();
+    pieces.push_back(sym(m.syms[i]));
   }
-  if (still.size() == 1) target[still[0]] = -1;
-  return ints(target);
+  if (!run.empty()) pieces.push_back(ints(run));
+  return b.op("Concat", pieces, attr_list(ir::Attr::of_int("axis", 0)));
 }
 
 int64_t normalize_axis(const Context& cx, int64_t axis, int64_t rank) {

@@ -20,8 +20,15 @@ namespace oxs::torch {
 class Context {
  public:
   Context(builder::Builder& b, int64_t opset, const FxNode& node, std::vector<builder::Var>& values,
-          std::map<std::string, int64_t>& symbols)
-      : b(b), opset(opset), node(node), values_(values), symbols_(symbols) {}
+          std::map<std::string, int64_t>& symbols, const std::vector<SymExpr>* exprs = nullptr,
+          std::map<std::pair<const builder::Builder*, int64_t>, builder::Var>* sym_cache = nullptr)
+      : b(b),
+        opset(opset),
+        node(node),
+        values_(values),
+        symbols_(symbols),
+        exprs_(exprs),
+        sym_cache_(sym_cache) {}
 
   builder::Builder& b;
   const int64_t opset;
@@ -56,6 +63,14 @@ class Context {
   // The sizes of output 0 as a 1-D int64 tensor: traced sizes, and dims that
   // vary with the dynamic dims read from the graph input (input_dim).
   builder::Var output_shape() const;
+  // The value of size expression `id` (ExportGraph::exprs) as a 1-D int64
+  // tensor of one element, computed from the shapes of the inputs of the
+  // graph or function being built (a symbol is read from the input that has
+  // it as a dim); built once per builder.
+  builder::Var sym(int64_t id) const;
+  // Output 0's dim i as a 1-D int64 tensor of one element: a constant, or
+  // the expression torch traced for it.
+  builder::Var out_dim(size_t i) const;
   // A scalar constant of element type dt.
   builder::Var scalar(ir::DataType dt, double v) const;
   // A constant int64 vector.
@@ -67,6 +82,8 @@ class Context {
   const Arg& require(const std::string& name) const;
   std::vector<builder::Var>& values_;
   std::map<std::string, int64_t>& symbols_;
+  const std::vector<SymExpr>* exprs_;
+  std::map<std::pair<const builder::Builder*, int64_t>, builder::Var>* sym_cache_;
 };
 
 // A vector of attributes (ir::Attr moves only: no initializer lists).

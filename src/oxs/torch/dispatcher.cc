@@ -126,11 +126,21 @@ Scored score(const Candidate& c, const FxNode& node, const std::vector<ValueInfo
   for (const ParamSpec& p : c.params) {
     const Arg* a = node.find(p.name);
     if (!a || a->kind == Arg::Kind::None) {
-      if (!p.optional && !p.has_default)
+      // dtype_role "result": an omitted dtype is the node's result type
+      // (torch 2 leaves it out of the call rather than passing None).
+      bool result_dtype = p.name == "dtype" && c.dtype_role == "result";
+      if (!p.optional && !p.has_default && !result_dtype)
         return reject("needs '" + p.name + "', which the node omits");
       continue;
     }
     if (!p.is_input) {
+      if (a->symbolic() && c.kind != Candidate::Kind::Native) {
+        // Native functions build such sizes from the graph (Context); an
+        // ONNX Script function takes attributes as constants.
+        return reject("'" + p.name +
+                      "' is a size that varies with the dynamic dims; the function takes a "
+                      "constant");
+      }
       int fit = attr_fit(a->kind, p.attr_kind);
       if (fit < 0) {
         return reject("'" + p.name + "' is " + kind_name(a->kind) + ", the function takes " +
@@ -261,6 +271,7 @@ Dispatch dispatch(const ExportGraph& g, const Library& lib) {
         }
         line += ")";
       }
+      if (!n.source.empty()) line += "\n      at " + n.source;
       d.missing.push_back(std::move(line));
     }
     d.decisions.push_back(std::move(dec));

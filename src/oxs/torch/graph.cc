@@ -11,6 +11,10 @@ const Arg* FxNode::find(std::string_view arg) const {
   return nullptr;
 }
 
+bool Arg::symbolic() const {
+  return std::any_of(syms.begin(), syms.end(), [](int64_t id) { return id >= 0; });
+}
+
 int64_t ExportGraph::num_values() const {
   int64_t n = 0;
   for (const auto& i : inputs) n = std::max(n, i.id + 1);

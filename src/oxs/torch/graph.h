@@ -42,6 +42,23 @@ struct Arg {
   std::vector<int64_t> ints;  // Ints; TensorList: value ids (-1 = None)
   std::vector<double> floats;
   std::string s;  // String, Other (printed)
+  // Int, Ints: per value, the SymExpr id of a size that varies with the
+  // dynamic dims (-1 static; empty when all are static). i / ints hold the
+  // example's values.
+  std::vector<int64_t> syms;
+  bool symbolic() const;
+};
+
+// A size expression over the dynamic dims (torch's SymInts, from a trace
+// with a ShapeEnv): a symbol named by dynamic_shapes, a constant, or an
+// operation on other expressions of ExportGraph::exprs (by id).
+struct SymExpr {
+  enum class Op { Symbol, Const, Add, Mul, FloorDiv, Mod, Max, Min };
+  Op op = Op::Const;
+  std::string text;   // "batch*seq": the dim_param of dims it is
+  int64_t value = 0;  // Const
+  int64_t hint = 0;   // the example's value
+  std::vector<int64_t> args;
 };
 
 // What the trace knew about a node output: its value id (-1 when nothing
@@ -50,10 +67,10 @@ struct OutMeta {
   int64_t id = -1;
   ir::DataType dtype = ir::DataType::Undefined;
   std::vector<int64_t> dims;
-  // With dynamic_shapes: which dims changed when the dynamic dims did (a
-  // second trace); empty when static.
-  std::vector<bool> varies;
-  bool dim_varies(size_t i) const { return i < varies.size() && varies[i]; }
+  // With dynamic_shapes: per dim, the SymExpr id of a dim that varies with
+  // the dynamic dims (-1 static); empty when all are static.
+  std::vector<int64_t> syms;
+  bool dim_varies(size_t i) const { return i < syms.size() && syms[i] >= 0; }
 };
 
 struct FxNode {
@@ -66,6 +83,7 @@ struct FxNode {
   // outermost first ("layer1.0 (BasicBlock)"); a run of nodes sharing one
   // becomes a call of a model-local function.
   std::vector<std::string> scopes;
+  std::string source;  // "model.py:12 in forward: ..." the model's line, if known
   const Arg* find(std::string_view arg) const;
 };
 
@@ -89,6 +107,7 @@ struct ExportGraph {
   std::vector<std::pair<int64_t, std::string>> outputs;  // value id, output name
   // Example size of each symbolic dim (for ops given traced sizes).
   std::map<std::string, int64_t> symbols;
+  std::vector<SymExpr> exprs;
   int64_t num_values() const;
 };
 

@@ -46,6 +46,15 @@ void check_opset_compatible(const ir::Function& f, int64_t model_opset) {
     const schema::OpSignature* a = schema::lookup("", n->op_type(), *fv);
     const schema::OpSignature* b = schema::lookup("", n->op_type(), model_opset);
     if (a && b && a->since_version == b->since_version) continue;
+    // Between opsets 18 and 23 most versions only add element types (float8,
+    // int4, float4) or optional attributes with the old default: the body
+    // means the same. These changed what existing inputs compute.
+    static const std::unordered_set<std::string> kChanged = {"GroupNormalization", "GridSample",
+                                                             "DFT", "Col2Im", "LpPool"};
+    if (a && b && *fv >= 18 && model_opset >= 18 && model_opset <= 23 &&
+        !kChanged.count(n->op_type())) {
+      continue;
+    }
     throw Error(ErrorKind::Unsupported,
                 "export: the library function '" + f.name + "' is written for opset " +
                     std::to_string(*fv) + " and uses " + n->op_type() +
@@ -288,6 +297,7 @@ class Interpreter {
   [[noreturn]] void fail(const FxNode& n, const Candidate& c, const std::string& why) {
     throw Error(ErrorKind::Unsupported, "export: node '" + n.name + "' (" + n.target + ") in " +
                                             (n.module.empty() ? std::string("<root>") : n.module) +
+                                            (n.source.empty() ? std::string() : " at " + n.source) +
                                             ", function '" + c.name + "': " + why);
   }
 
@@ -295,7 +305,7 @@ class Interpreter {
     std::vector<Var> outs;
     try {
       if (c.kind == Candidate::Kind::Native) {
-        Context cx(*b_, o_.opset, n, values_, symbols_);
+        Context cx(*b_, o_.opset, n, values_, symbols_, &g_.exprs, &sym_cache_);
         outs = c.native(cx);
       } else {
         outs = call_script(n, c);
@@ -317,47 +327,43 @@ class Interpreter {
   // could not infer.
   void settle(const FxNode& n, const Candidate& c, Var v, const OutMeta& m) {
     const ir::Type& t = v.type();
-    bool dynamic = !symbols_.empty();
     if (t.is_tensor() && t.elem_type() != ir::DataType::Undefined && t.elem_type() != m.dtype) {
       fail(n, c,
            "output is " + std::string(ir::dtype_name(t.elem_type())) + ", torch says " +
                describe(m));
     }
-    if (t.is_tensor() && t.shape() && !dynamic) {
+    if (t.is_tensor() && t.shape()) {
       const ir::Shape& s = *t.shape();
       bool same = s.rank() == m.dims.size();
       for (size_t i = 0; same && i < s.rank(); ++i) {
-        same = !s[i].is_known() || s[i].value() == m.dims[i];
+        same = !s[i].is_known() || (!m.dim_varies(i) && s[i].value() == m.dims[i]);
       }
-      if (!same) fail(n, c, "output has shape " + s.to_string() + ", torch says " + describe(m));
-    }
-    if (t.is_tensor() && t.shape() && dynamic) {
-      // A dim torch saw change with the dynamic dims must not be static here.
-      const ir::Shape& s = *t.shape();
-      for (size_t i = 0; i < s.rank() && i < m.dims.size(); ++i) {
-        if (s[i].is_known() && m.dim_varies(i)) {
-          fail(n, c,
-               "output dim " + std::to_string(i) + " is static (" + s.to_string() +
-                   ") but changes with the dynamic dims in torch");
+      if (!same) {
+        std::string torch_says = describe(m);
+        for (size_t i = 0; i < s.rank() && i < m.dims.size(); ++i) {
+          if (s[i].is_known() && m.dim_varies(i)) {
+            torch_says = "dim " + std::to_string(i) + " varies with the dynamic dims (" +
+                         g_.exprs[m.syms[i]].text + ")";
+          }
         }
+        fail(n, c, "output has shape " + s.to_string() + ", torch says " + torch_says);
       }
     }
-    // Fill what inference left open from the trace: a static dim's size; a
-    // dim that varies gets a symbol of its own (<node>_d<i>).
+    // What torch traced is the truth for every dim inference left open or
+    // named otherwise: a static size, or the expression of the dynamic dims.
     std::vector<ir::Dim> dims;
     if (t.is_tensor() && t.shape() && t.shape()->rank() == m.dims.size()) dims = t.shape()->dims();
     bool changed = dims.empty();
     if (dims.empty()) dims.resize(m.dims.size());
     for (size_t i = 0; i < dims.size(); ++i) {
-      if (!dims[i].is_unknown()) continue;
-      changed = true;
-      if (!m.dim_varies(i)) {
-        dims[i] = ir::Dim::known(m.dims[i]);
+      if (dims[i].is_known()) continue;
+      ir::Dim want =
+          m.dim_varies(i) ? ir::Dim::symbolic(g_.exprs[m.syms[i]].text) : ir::Dim::known(m.dims[i]);
+      if (dims[i].is_symbolic() && want.is_symbolic() && dims[i].symbol() == want.symbol()) {
         continue;
       }
-      std::string name = n.name + "_d" + std::to_string(i);
-      symbols_[name] = m.dims[i];
-      dims[i] = ir::Dim::symbolic(name);
+      dims[i] = want;
+      changed = true;
     }
     if (changed || !t.is_tensor() || t.elem_type() == ir::DataType::Undefined) {
       v.value()->set_type(ir::Type::tensor(m.dtype, ir::Shape(std::move(dims))));
@@ -454,7 +460,7 @@ class Interpreter {
   }
 
   std::vector<Var> call_script(const FxNode& n, const Candidate& c) {
-    Context cx(*b_, o_.opset, n, values_, symbols_);
+    Context cx(*b_, o_.opset, n, values_, symbols_, &g_.exprs, &sym_cache_);
     // Optional inputs the node leaves out or gives as None: the library's
     // variant compiled without them (_registry.py).
     std::string function = c.function;
@@ -500,6 +506,13 @@ class Interpreter {
         std::vector<Var> items;
         for (Var v : cx.tensors(p.name)) items.push_back(cast_to(v, want));
         inputs.push_back(b_->op("SequenceConstruct", items));
+        continue;
+      }
+      if (a->kind == Arg::Kind::Int && a->symbolic()) {
+        // A size that varies with the dynamic dims, used as a number.
+        ir::DataType t = want != ir::DataType::Undefined ? want : ir::DataType::Int64;
+        Var v = cx.tensor(p.name);
+        inputs.push_back(cast_to(v, t));
         continue;
       }
       if (a->kind == Arg::Kind::Int || a->kind == Arg::Kind::Bool || a->kind == Arg::Kind::Float) {
@@ -555,6 +568,8 @@ class Interpreter {
   std::vector<Var> values_;
   // The dynamic dims: dynamic_shapes' and those named after views (Context).
   std::map<std::string, int64_t> symbols_;
+  // The values of size expressions, per builder (graph or function body).
+  std::map<std::pair<const builder::Builder*, int64_t>, Var> sym_cache_;
   std::map<std::pair<const ir::Model*, std::string>, const ir::Function*> functions_;
   // Each library model's functions by name (built on first use).
   std::map<const ir::Model*, std::unordered_map<std::string, const ir::Function*>> index_;

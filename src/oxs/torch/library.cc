@@ -19,6 +19,13 @@ const std::vector<Candidate>* Library::find(const std::string& overload) const {
   return it == by_overload_.end() ? nullptr : &it->second;
 }
 
+std::vector<std::string> Library::overloads() const {
+  std::vector<std::string> out;
+  out.reserve(by_overload_.size());
+  for (const auto& [name, cands] : by_overload_) out.push_back(name);
+  return out;
+}
+
 std::vector<ir::DataType> float_types() {
   using D = ir::DataType;
   return {D::Float, D::Double, D::Float16, D::BFloat16};

@@ -68,6 +68,8 @@ class Library {
   void add(Candidate c);
   // Candidates of one overload name in registration order; null if none.
   const std::vector<Candidate>* find(const std::string& overload) const;
+  // Every overload name that has a candidate.
+  std::vector<std::string> overloads() const;
 
  private:
   std::unordered_map<std::string, std::vector<Candidate>> by_overload_;
@@ -76,6 +78,12 @@ class Library {
 
 // The native C++ functions (native/*.cc) added to `lib`.
 void add_native_functions(Library& lib);
+// The front end's own native functions (front_natives.cc:
+// aten::scaled_dot_product_attention as ONNX Attention at opset 23, and
+// slice.Tensor with bounds that vary with the dynamic dims). Registered
+// before add_native_functions, so they win ties.
+void add_front_natives(Library& lib);
+void add_attention(Library& lib);
 
 // Element-type groups for native specs.
 std::vector<ir::DataType> float_types();

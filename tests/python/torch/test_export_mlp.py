@@ -152,7 +152,7 @@ def test_data_dependent_control_flow_is_refused(tmp_path):
 
 
 @pytest.mark.parametrize("spec,message", [
-    ({0: "batch"}, "tuple with one entry per positional argument"),
+    ({0: "batch"}, "dict keyed by forward.s argument names"),
     (({0: "batch"}, None), "2 entries for 1 positional arguments"),
     (({2: "batch"},), "dim 2 of input 'x', which has rank 2"),
     (({0: "not a name"},), "is an identifier"),

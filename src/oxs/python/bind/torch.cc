@@ -35,6 +35,16 @@ torch::Arg read_arg(const py::handle& h) {
   } else if (kind == "i" || kind == "b" || kind == "dt") {
     a.kind = kind == "i" ? K::Int : kind == "b" ? K::Bool : K::DType;
     a.i = kind == "b" ? (v.cast<bool>() ? 1 : 0) : v.cast<int64_t>();
+  } else if (kind == "sy") {  // a SymInt: (example value, expression id)
+    auto pair = v.cast<std::vector<int64_t>>();
+    a.kind = K::Int;
+    a.i = pair.at(0);
+    a.syms = {pair.at(1)};
+  } else if (kind == "sys") {  // an int list holding SymInts: (example values, ids)
+    auto pair = v.cast<py::tuple>();
+    a.kind = K::Ints;
+    a.ints = pair[0].cast<std::vector<int64_t>>();
+    a.syms = pair[1].cast<std::vector<int64_t>>();
   } else if (kind == "f") {
     a.kind = K::Float;
     a.f = v.cast<double>();
@@ -55,7 +65,8 @@ torch::Arg read_arg(const py::handle& h) {
 }
 
 torch::ExportGraph read_graph(const py::list& inputs, const py::list& params, const py::list& nodes,
-                              const py::list& outputs, const py::dict& symbols) {
+                              const py::list& outputs, const py::dict& symbols,
+                              const py::list& exprs) {
   torch::ExportGraph g;
   for (auto h : inputs) {
     auto t = h.cast<py::tuple>();
@@ -94,10 +105,11 @@ torch::ExportGraph read_graph(const py::list& inputs, const py::list& params, co
                        static_cast<ir::DataType>(ot[1].cast<int>()),
                        ot[2].cast<std::vector<int64_t>>(),
                        {}};
-      if (ot.size() > 3) m.varies = ot[3].cast<std::vector<bool>>();
+      if (ot.size() > 3) m.syms = ot[3].cast<std::vector<int64_t>>();
       n.outputs.push_back(std::move(m));
     }
-    if (t.size() > 5) n.scopes = t[5].cast<std::vector<std::string>>();
+    if (t.size() > 5) n.source = t[5].cast<std::string>();
+    if (t.size() > 6) n.scopes = t[6].cast<std::vector<std::string>>();
     g.nodes.push_back(std::move(n));
   }
   for (auto h : outputs) {
@@ -105,6 +117,21 @@ torch::ExportGraph read_graph(const py::list& inputs, const py::list& params, co
     g.outputs.emplace_back(t[0].cast<int64_t>(), t[1].cast<std::string>());
   }
   for (auto kv : symbols) g.symbols[kv.first.cast<std::string>()] = kv.second.cast<int64_t>();
+  // exprs: [(op, text, value, hint, [arg ids])]
+  using Op = torch::SymExpr::Op;
+  static const std::map<std::string, Op> ops = {
+      {"symbol", Op::Symbol},     {"const", Op::Const}, {"add", Op::Add}, {"mul", Op::Mul},
+      {"floordiv", Op::FloorDiv}, {"mod", Op::Mod},     {"max", Op::Max}, {"min", Op::Min}};
+  for (auto h : exprs) {
+    auto t = h.cast<py::tuple>();
+    torch::SymExpr e;
+    e.op = ops.at(t[0].cast<std::string>());
+    e.text = t[1].cast<std::string>();
+    e.value = t[2].cast<int64_t>();
+    e.hint = t[3].cast<int64_t>();
+    e.args = t[4].cast<std::vector<int64_t>>();
+    g.exprs.push_back(std::move(e));
+  }
   return g;
 }
 
@@ -200,14 +227,25 @@ void bind_torch(py::module_& m) {
       "The compiled ATen library (aten_library.onnx) and its manifest's JSON text (None if it "
       "has none).");
   m.def(
+      "torch_native_overloads",
+      [] {
+        torch::Library lib;
+        torch::add_front_natives(lib);
+        torch::add_native_functions(lib);
+        return lib.overloads();
+      },
+      "The overload names the native C++ functions take (the tracer decomposes only ops that "
+      "neither they nor the library cover).");
+  m.def(
       "torch_export",
       [](const py::list& inputs, const py::list& params, const py::list& nodes,
-         const py::list& outputs, const py::dict& symbols, const py::list& candidates,
-         int64_t opset, bool keep_functions, bool want_explain) {
+         const py::list& outputs, const py::dict& symbols, const py::list& exprs,
+         const py::list& candidates, int64_t opset, bool keep_functions, bool want_explain) {
         auto t0 = std::chrono::steady_clock::now();
-        torch::ExportGraph g = read_graph(inputs, params, nodes, outputs, symbols);
+        torch::ExportGraph g = read_graph(inputs, params, nodes, outputs, symbols, exprs);
         torch::Library lib;
         read_candidates(candidates, lib);  // user and script functions first
+        torch::add_front_natives(lib);
         torch::add_native_functions(lib);
         double handoff =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -224,8 +262,8 @@ void bind_torch(py::module_& m) {
         return py::make_tuple(wrap_model(std::make_shared<ir::Model>(std::move(r.model))), ex,
                               timings, warnings);
       },
-      "inputs"_a, "params"_a, "nodes"_a, "outputs"_a, "symbols"_a, "candidates"_a, "opset"_a,
-      "keep_functions"_a, "explain"_a);
+      "inputs"_a, "params"_a, "nodes"_a, "outputs"_a, "symbols"_a, "exprs"_a, "candidates"_a,
+      "opset"_a, "keep_functions"_a, "explain"_a);
   m.def(
       "torch_native_overloads",
       [](const std::vector<std::string>& names) {

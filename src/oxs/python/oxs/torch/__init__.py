@@ -2,9 +2,13 @@
 (oxs.torch.aten), the dispatcher and the interpreter of src/oxs/torch/.
 
     model = oxs.torch.export(net, (x,), path="net.onnx", dynamic_shapes=({0: "batch"},))
+    model = oxs.torch.export(net, (x,), dynamic_shapes={"x": {0: torch.export.Dim("batch")}})
+    model = oxs.torch.export(torch.export.export(net, (x,)))       # an ExportedProgram
+    model = oxs.torch.export(net, (x,), tracing="export", opset=23)  # via torch.export
 
-Tracing runs the model on meta tensors (no real forward pass; make_fx with
-fake tensors is the fallback); every ATen node is then given to the
+Tracing runs the model on meta tensors (no real forward pass; with
+dynamic_shapes on fake tensors whose dynamic dims are symbols, so sizes follow
+torch's SymInts; make_fx with fake tensors is the fallback); every ATen node is then given to the
 best-fitting function: yours, else a native C++ one, else the ATen library's
 (ONNX Script, loaded from the aten_library.onnx the build compiled):
 

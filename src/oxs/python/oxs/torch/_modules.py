@@ -75,5 +75,5 @@ def add_scopes(nodes, chosen):
             parts = path.split(".") if path else []
             prefixes = [""] + [".".join(parts[:k]) for k in range(1, len(parts) + 1)]
             scopes = cache[module] = [chosen[p] for p in prefixes if p in chosen]
-        out.append(tuple(n[:5]) + (scopes,))
+        out.append(tuple(n[:6]) + (scopes,))
     return out
