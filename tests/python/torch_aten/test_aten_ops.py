@@ -25,9 +25,17 @@ def test_every_overload_has_a_case():
     assert not missing, f"registered overloads without a row in table.py: {missing}"
 
 
+# Functions no one-op row can reach, each with why and where it is tested.
+UNREACHED = {
+    # Chosen only for a size that varies with dynamic dims (a constant end
+    # goes to aten_arange); tests/python/torch/test_export_dynamic_shapes.py.
+    "aten_arange_dynamic",
+}
+
+
 def test_every_function_is_chosen_by_a_case():
     load_manifest()
-    chosen = {dispatch(c)["function"] for c in CASES}
+    chosen = {dispatch(c)["function"] for c in CASES} | UNREACHED
     missing = [e.name for e in _registry.entries() if not e.trace_only and e.name not in chosen]
     assert not missing, f"library functions no row of table.py dispatches to: {missing}"
 

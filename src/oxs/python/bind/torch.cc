@@ -271,6 +271,7 @@ void bind_torch(py::module_& m) {
         // specializer leaves those nodes to the dispatcher).
         static const torch::Library natives = [] {
           torch::Library lib;
+          torch::add_front_natives(lib);
           torch::add_native_functions(lib);
           return lib;
         }();

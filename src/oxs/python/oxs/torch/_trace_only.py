@@ -297,8 +297,10 @@ def specialize(inputs, params, nodes, candidates, opset):
     for node in nodes:
         for o in node[4]:
             if o[0] >= 0:
-                varies = o[3] if len(o) > 3 else ()
-                types[o[0]] = (o[1], tuple(None if i < len(varies) and varies[i] else d
+                # Per dim the id of its size expression (_handoff._dims), -1
+                # for a static size: a dim with an expression is dynamic.
+                syms = o[3] if len(o) > 3 else ()
+                types[o[0]] = (o[1], tuple(None if i < len(syms) and syms[i] >= 0 else d
                                            for i, d in enumerate(o[2])))
     spec = None
     out = []
