@@ -181,8 +181,9 @@ Run setup_check(CLI::App& app) {
       "Runs oxs's structural verifier (SSA, definitions before use, subgraph scopes), oxs's\n"
       "op checks (every op, attribute and type against its signature, any opset up to 28),\n"
       "then libonnx's checker and strict shape inference where libonnx knows the opsets\n"
-      "(ai.onnx <= 17), oxs's own inference beyond.\n"
-      "Exit code 0 when the model is valid, 1 when problems were found.\n\n"
+      "(ai.onnx <= 17), oxs's own inference beyond. Warns about a Loop that no machine could\n"
+      "finish (a constant trip count of 2^40 or more with a condition that stays true).\n"
+      "Exit code 0 when the model is valid (warnings included), 1 when problems were found.\n\n"
       "Example:\n  oxs check examples/models/mlp.onnx\n  ok: 4 nodes, opset 17\n");
   return [args] { return run_check(*args); };
 }

@@ -41,7 +41,9 @@ void charge_run_budget(int64_t bytes, const Dims& dims, DataType dtype) {
 struct StringStore {
   std::vector<std::string> strings;
   MemoryCharge charge;
-  int64_t heap_charged = 0;
+  // Kernels write only the tensors they make, so the text is final once
+  // the kernel that made it returned: counted once, not on every pass.
+  bool heap_counted = false;
 };
 
 std::shared_ptr<void> refund_on_free(std::shared_ptr<void> buf, int64_t bytes) {
@@ -116,6 +118,7 @@ void Tensor::charge_string_bytes() {
   // keep_ of a string tensor is always its StringStore (the constructor
   // above is the only maker of string storage).
   auto* store = static_cast<StringStore*>(const_cast<void*>(keep_.get()));
+  if (store->heap_counted) return;
   int64_t heap = 0;
   for (const std::string& e : store->strings) {
     // Beyond the small-string buffer inside std::string, an element owns
@@ -128,13 +131,11 @@ void Tensor::charge_string_bytes() {
                                       " bytes of text, more than the limit of " +
                                       std::to_string(allocation_limit()) + " bytes");
   }
-  const int64_t more = heap - store->heap_charged;
-  if (more <= 0) return;
-  store->charge.add(more, [&] {
+  store->charge.add(heap, [&] {
     return "the text of a string tensor of shape " + dims_to_string(dims_) + " (" +
            std::to_string(heap) + " bytes)";
   });
-  store->heap_charged = heap;
+  store->heap_counted = true;
 }
 
 int64_t held_overhead(const Value& v) {
