@@ -102,10 +102,9 @@ class Tensor {
 
   // For a string tensor: charges the heap bytes of its elements (those
   // longer than the small-string buffer) to the run's budget, once per
-  // string storage (the executor calls it on every tensor a kernel returns;
-  // kernels write only the tensors they make, so the text is final then).
-  // Throws oxs::Error when the text alone is over the allocation limit or
-  // the run would pass its budget. A no-op for other types.
+  // string storage (the executor calls it on every string a kernel
+  // returns). Throws oxs::Error when the text alone is over the allocation
+  // limit or the run would pass its budget. A no-op for other types.
   void charge_string_bytes();
 
   // Element i as double (numeric types and bool), for printing and tests.
