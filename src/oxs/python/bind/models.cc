@@ -120,7 +120,7 @@ py::object wrap_model(ModelPtr m) {
 
 ModelPtr model_of(py::handle model) {
   if (!py::isinstance<PyModel>(model)) {
-    throw py::type_error("expected an oxs.Model, got " + std::string(py::str(model.get_type())));
+    throw py::type_error("expected an oxs.Model, got " + std::string(py::str(py::type::handle_of(model))));
   }
   return model.cast<PyModel&>().m;
 }

@@ -114,7 +114,7 @@ std::shared_ptr<ir::Tensor> ir_tensor_from_numpy(py::handle obj) {
   py::array a = py::array::ensure(obj);
   if (!a)
     throw Error(ErrorKind::Input,
-                "expected a numpy array, got " + std::string(py::str(obj.get_type())));
+                "expected a numpy array, got " + std::string(py::str(py::type::handle_of(obj))));
   auto dt = dtype_of_numpy(a.dtype());
   if (!dt) {
     throw Error(ErrorKind::Unsupported,
