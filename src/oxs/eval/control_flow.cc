@@ -52,7 +52,7 @@ Tensor stack(const KernelContext& ctx, const std::vector<Tensor>& parts, int64_t
 // just before the parts are stacked (the stacked tensor is charged then).
 class CollectedParts {
  public:
-  CollectedParts(const KernelContext& ctx, const ir::Graph& body) : ctx_(ctx), body_(body) {}
+  explicit CollectedParts(const ir::Graph& body) : body_(body) {}
   void add(size_t output, int64_t iterations, const Value& v) {
     int64_t bytes = held_overhead(v);
     if (v.is_tensor()) bytes += int64_t(v.tensor().nbytes());
@@ -66,7 +66,6 @@ class CollectedParts {
   void release() { charge_.release(); }
 
  private:
-  const KernelContext& ctx_;
   const ir::Graph& body_;
   MemoryCharge charge_;
 };
@@ -91,7 +90,7 @@ void loop_k(KernelContext& ctx) {
   for (size_t i = 0; i < n_carried; ++i) carried.push_back(ctx.input(i + 2));
   std::vector<std::vector<Tensor>> scans(n_scan);
   std::vector<std::vector<Value>> scan_seq(n_scan);
-  CollectedParts collected(ctx, body);
+  CollectedParts collected(body);
   for (int64_t it = 0; it < max_trip && cond; ++it) {
     poll_run_limits(1024);
     std::vector<Value> in;
@@ -159,7 +158,7 @@ void scan_k(KernelContext& ctx) {
     batch = ctx.num_inputs() > first ? ctx.tensor(first).dim(0) : 0;
   }
   std::vector<std::vector<Tensor>> final_states(n_state), final_scans(n_scan_out);
-  CollectedParts collected(ctx, body);
+  CollectedParts collected(body);
   for (int64_t b = 0; b < batch; ++b) {
     auto take_batch = [&](const Tensor& t) {
       if (!v8) return t;
