@@ -3,7 +3,9 @@
 // empty or shared tensors), sequences grown in a loop (and grown in place,
 // not copied each trip), ConcatFromSequence of such a sequence, the text of
 // strings, and the buffer pool's cache. Each run must stop at the limit
-// with an oxs::Error naming the node and the size it would reach.
+// with an oxs::Error naming the node and the size it would reach. Values
+// cannot nest one level deeper every trip (optionals of optionals,
+// sequences of sequences collected by an inner Loop).
 #include "hostile_util.h"
 #include "oxs/eval/buffer_pool.h"
 
@@ -188,6 +190,50 @@ TEST(HostileMemory, StringsDoubledInALoopStopAtTheLimit) {
                {"'double'", "StringConcat", "the text of a string tensor",
                 "would take the memory held by this run to", "over the limit of 67108864 bytes"},
                limited(64 << 20));
+}
+
+TEST(HostileMemory, OptionalOfAnOptionalIsRefusedSoLoopsCannotNestValues) {
+  // Optional(v) of the carried optional v every trip nested it one level
+  // deeper each time; freeing a million levels overflowed the stack
+  // (SIGSEGV once the time limit stopped the run).
+  ir::Model m;
+  m.opset_imports = {{"", 18}};
+  ir::Graph& g = *m.graph;
+  ir::Value* x[] = {constant(g, "x", ones({2}))};
+  ir::Value* start = g.create_node("Optional", x)->output(0);
+  std::vector<ir::Value*> carried;
+  auto body = loop_body({ir::Type::optional(ir::Type::tensor(DataType::Float))}, carried);
+  ir::Value* ins[] = {carried[0]};
+  ir::Node* wrap = body->create_node("Optional", ins);
+  wrap->set_name("wrap");
+  body->add_output(wrap->output(0));
+  add_loop(g, int64_t{1} << 62, {start}, std::move(body));
+  expect_error(m, {"'wrap'", "Optional", "optional types do not nest"}, limited(16 << 20));
+}
+
+TEST(HostileMemory, ALoopCannotNestItsCarriedSequenceThroughAnInnerLoopsScanOutput) {
+  // The inner Loop collects the outer Loop's carried value as a scan output
+  // (a sequence of it): carried back, it would be one level deeper every
+  // trip. A scan output may be a sequence of tensors, not of sequences.
+  ir::Model m;
+  m.opset_imports = {{"", 17}};
+  ir::Graph& g = *m.graph;
+  ir::Node* empty = g.create_node("SequenceEmpty", std::span<ir::Value* const>{}, 1);
+  std::vector<ir::Value*> outer_carried;
+  auto outer = loop_body({ir::Type::sequence(ir::Type::tensor(DataType::Float))}, outer_carried);
+  std::vector<ir::Value*> none;
+  auto inner = loop_body({}, none);
+  inner->add_output(identity(*inner, outer_carried[0]));
+  Tensor t(DataType::Bool, {});
+  t.mutable_data<bool>()[0] = true;
+  ir::Value* inner_ins[] = {constant(g, "one", i64({}, {1})), constant(g, "yes", t)};
+  ir::Node* nest = outer->create_node("Loop", inner_ins, 1);
+  nest->set_name("nest");
+  nest->set_attr(ir::Attr::of_graph("body", std::move(inner)));
+  outer->add_output(nest->output(0));
+  add_loop(g, int64_t{1} << 62, {empty->output(0)}, std::move(outer));
+  expect_error(m, {"'nest'", "holds more than tensors", "a sequence of tensors"},
+               limited(16 << 20));
 }
 
 TEST(HostileMemory, ARunWithALimitTrimsTheBufferPool) {

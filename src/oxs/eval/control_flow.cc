@@ -1,5 +1,7 @@
 // Control flow: If, Loop, Scan. Bodies run through the executor
 // (KernelContext::run_subgraph) and see the enclosing scopes' values.
+#include <algorithm>
+
 #include "oxs/eval/kernel_util.h"
 #include "oxs/eval/validate/checked.h"
 #include "oxs/eval/validate/run_limits.h"
@@ -70,6 +72,18 @@ class CollectedParts {
   MemoryCharge charge_;
 };
 
+// A tensor, a map, a sequence of tensors, or an optional of one of these.
+bool holds_only_tensors(const Value& v) {
+  if (v.is_sequence()) {
+    return std::all_of(v.items().begin(), v.items().end(),
+                       [](const Value& e) { return e.is_tensor(); });
+  }
+  if (v.is_optional()) {
+    return !v.has_element() || (!v.element().is_optional() && holds_only_tensors(v.element()));
+  }
+  return true;
+}
+
 void loop_k(KernelContext& ctx) {
   const ir::Graph& body = ctx.attr_graph("body");
   int64_t max_trip = std::numeric_limits<int64_t>::max();
@@ -110,6 +124,15 @@ void loop_k(KernelContext& ctx) {
       if (v.is_tensor()) {
         scans[i].push_back(v.tensor());
       } else {
+        // Collected into a sequence: only a value whose own elements are
+        // tensors, so that a Loop inside a Loop cannot nest its carried
+        // value one level deeper every trip (freeing a million levels
+        // overflowed the stack).
+        if (!holds_only_tensors(v)) {
+          ctx.fail("scan output " + std::to_string(i) + " is " + v.describe() +
+                   ", which holds more than tensors; a scan output is a tensor, a sequence of "
+                   "tensors or an optional of one");
+        }
         scan_seq[i].push_back(v);
       }
     }

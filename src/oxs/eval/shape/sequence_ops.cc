@@ -147,6 +147,14 @@ void concat_from_sequence_k(KernelContext& ctx) {
 void optional_k(KernelContext& ctx) {
   ir::Type t;
   if (const ir::Attr* a = ctx.attr("type")) t = a->tp;
+  // Optional types do not nest (V is a tensor or a sequence of tensors): an
+  // Optional of its own output in a Loop nested a value one level deeper
+  // every trip, and freeing a million levels overflowed the stack.
+  if (ctx.has_input(0) && ctx.input(0).is_optional()) {
+    ctx.fail(
+        "input 0 is an optional; Optional takes a tensor or a sequence of tensors (optional "
+        "types do not nest)");
+  }
   if (ctx.has_input(0)) {
     ctx.set_output(0, Value::optional(ctx.input(0), t));
   } else {
