@@ -48,14 +48,26 @@ ir::Type declared_type(uint8_t b) {
   }
 }
 
-// A file in a directory of this process, rewritten for every input.
-std::string scratch_file(const char* ext, const std::string& bytes) {
-  static const std::string dir = [] {
+const char* const kExtensions[] = {".npy", ".npz", ".pb", ".json"};
+
+// A directory of this process for the input files, removed at exit.
+struct ScratchDir {
+  std::string path;
+  ScratchDir() {
     std::string pattern = "/tmp/oxs_fuzz_run_input_XXXXXX";
     if (!mkdtemp(pattern.data())) std::abort();
-    return pattern;
-  }();
-  const std::string path = dir + "/input" + ext;
+    path = pattern;
+  }
+  ~ScratchDir() {
+    for (const char* ext : kExtensions) ::unlink((path + "/input" + ext).c_str());
+    ::rmdir(path.c_str());
+  }
+};
+
+// The file input<ext> of the scratch directory, rewritten for every input.
+std::string scratch_file(const char* ext, const std::string& bytes) {
+  static const ScratchDir dir;
+  const std::string path = dir.path + "/input" + ext;
   std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
   return path;
 }
@@ -67,7 +79,6 @@ void run_input(const uint8_t* data, size_t size) {
   const ir::Type type = declared_type(data[0]);
   const uint8_t form = data[1];
   const std::string payload(reinterpret_cast<const char*>(data + 2), size - 2);
-  const char* exts[] = {".npy", ".npz", ".pb", ".json"};
   try {
     switch (form % 6) {
       case 0:
@@ -80,7 +91,7 @@ void run_input(const uint8_t* data, size_t size) {
         break;
       }
       default: {
-        const char* ext = exts[(form >> 3) % 4];
+        const char* ext = kExtensions[(form >> 3) % 4];
         const std::string path = scratch_file(ext, payload);
         (void)cli::read_input_value("x", type, path);
         if (std::string(ext) == ".npz") (void)cli::read_npz(path);
