@@ -75,8 +75,8 @@ test-asan: deps
 # the ir, onnx, eval, script and rewrite test binaries and the fuzz corpus
 # replay (no Python module, ATen library, torch or CLI suites), and of their
 # tests those that are not whole-suite runners (conformance, ONNX Runtime
-# oracle, backend optimization, mutation fuzzing); then ThreadSanitizer over
-# the thread pool (test-tsan-ci).
+# oracle, backend optimization, mutation fuzzing). test-tsan-ci builds the
+# thread pool and its tests alone with ThreadSanitizer (build-tsan/).
 ASAN_CI_TARGETS = oxs ir_tests onnx_tests eval_tests script_tests rewrite_tests fuzz_tests
 ASAN_CI_LABELS = ^(ir|onnx|eval|script|rewrite|fuzz)$$
 ASAN_CI_EXCLUDE = ^(eval_conformance|eval_robustness|eval_roundtrip|eval_ort|rewrite_backend|fuzz_mutate_)
