@@ -106,7 +106,7 @@ foreach(lib ${OXS_INSTALL_LIBS})
   string(APPEND OXS_PC_LIBS " -l${lib}")
 endforeach()
 get_target_property(OXS_PC_BLAS oxs_eval INTERFACE_LINK_LIBRARIES)
-# (OpenBLAS, RE2 and the image libraries, linked by path.)
+# (RE2, linked by path; OpenBLAS and the image libraries are loaded with dlopen.)
 list(FILTER OXS_PC_BLAS INCLUDE REGEX "openblas|re2|jpeg|png|webp|tiff|openjp2")
 string(REPLACE ";" " " OXS_PC_BLAS "${OXS_PC_BLAS}")
 foreach(opt ${OXS_SANITIZE_LINK_OPTIONS})  # as for oxs::oxs above

@@ -75,5 +75,23 @@ TEST(CliMain, DirectoryInsteadOfFileIsAnInputError) {
   EXPECT_EQ(r.err.rfind("oxs: error: ", 0), 0u) << r.err;
 }
 
+// Only the named command is declared and set up (help.h); another command's
+// name after it is a stray argument of the named one, as when every
+// command was declared, and `oxs help CMD` still shows CMD's options.
+TEST(CliMain, AnotherCommandsNameAfterTheCommandIsAStrayArgument) {
+  const std::string mlp = source_path("examples/models/mlp.onnx");
+  RunResult r = run_oxs({"info", mlp, "check"});
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_EQ(r.err,
+            "oxs: error: info: The following argument was not expected: check; run `oxs info "
+            "--help`\n");
+  r = run_oxs({"op", "Relu", "info"});
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_TRUE(contains(r.err, "oxs: error: op: ")) << r.err;
+  r = run_oxs({"help", "convert"});
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(contains(r.out, "--external-data")) << r.out;
+}
+
 }  // namespace
 }  // namespace oxs::testing

@@ -102,17 +102,21 @@ inline void check_against_ort(const ir::Model& model, const std::string& name,
   Session session(model);
   std::vector<Value> ours = session.run(feeds);
   int code = 0;
-  std::string out = shell(std::string(OXS_PYTHON) + " " + (kOrtDir / "run_ort.py").string() + " " + path + " " +
-                              (dir / "in").string() + " " + (dir / "out").string(),
+  std::string out = shell(std::string(OXS_PYTHON) + " " + (kOrtDir / "run_ort.py").string() + " " +
+                              path + " " + (dir / "in").string() + " " + (dir / "out").string(),
                           &code);
   ASSERT_EQ(code, 0) << name << ": " << out;
+  bool same = true;
   for (size_t i = 0; i < ours.size(); ++i) {
     if (std::find(c.ignore_outputs.begin(), c.ignore_outputs.end(), i) != c.ignore_outputs.end())
       continue;
     Tensor theirs = read_npy((dir / "out" / (std::to_string(i) + ".npy")).string());
-    EXPECT_EQ(compare(ours[i].tensor(), theirs, c.rtol, c.atol), "") << name << " output " << i;
+    std::string diff = compare(ours[i].tensor(), theirs, c.rtol, c.atol);
+    EXPECT_EQ(diff, "") << name << " output " << i << " (model and inputs kept in " << dir.string()
+                        << ")";
+    same = same && diff.empty();
   }
-  fs::remove_all(dir);
+  if (same) fs::remove_all(dir);
 }
 
 inline ir::Type tensor_type(DataType dt, std::vector<int64_t> dims) {

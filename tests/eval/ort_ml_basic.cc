@@ -317,7 +317,11 @@ TEST(OrtMlBasic, LinearClassifierMultiClass) {
 TEST(OrtMlBasic, LinearClassifierBinary) {
   // One set of coefficients: the label is the sign of the raw score.
   for (const char* pt : {"NONE", "LOGISTIC", "SOFTMAX", "SOFTMAX_ZERO"}) {
-    for (int labels : {2, 1}) {
+    // Two labels only. One label (ORT 1.20 ran it) has no oracle now: ONNX
+    // Runtime 1.31 refuses the model ("classlabels must have exactly 2
+    // elements for binary classification"), and onnx's reference evaluator
+    // labels with that class or 0 and fails on string labels.
+    for (int labels : {2}) {
       for (bool labels_as_strings : {false, true}) {
         auto attrs = [&](ir::Node* n) {
           n->set_attr(ir::Attr::of_floats("coefficients", {0.5f, -0.25f, 1.0f}));

@@ -304,6 +304,64 @@ TEST(ExternalData, ReplacingTheMappedDataFileKeepsLoadedTensorsValid) {
   EXPECT_EQ(bytes_of(initializer(fresh, "small")), floats_bytes(3, 100));
 }
 
+// Weights never read are copied file to file (copy_file_range), not read
+// into memory: after saving elsewhere, in either mode, they are still
+// unread, and the copies hold their bytes.
+TEST(ExternalData, SavingElsewhereCopiesUnreadWeightsWithoutReadingThem) {
+  TempDir dir;
+  fs::create_directories(dir / "a");
+  write_file(dir / "a/m.onnx", inline_model().SerializeAsString());
+  save(load(dir / "a/m.onnx"), dir / "a/m.onnx", external(1024));
+  ir::Model m = load(dir / "a/m.onnx");
+  auto unread = [&](const char* name) {
+    const ir::Storage* s = initializer(m, name).storage().get();
+    return dynamic_cast<const ExternalStorage*>(s) && s->kind() == ir::Storage::Kind::Lazy;
+  };
+  ASSERT_TRUE(unread("big1") && unread("big2"));
+  fs::create_directories(dir / "b");
+  save(m, dir / "b/m.onnx");                    // Keep: the data file copied
+  save(m, dir / "a/n.onnx", external(16, 64));  // a new layout beside the old file
+  EXPECT_TRUE(unread("big1") && unread("big2"));
+  for (const char* copy : {"b/m.onnx", "a/n.onnx"}) {
+    ir::Model back = load(dir / copy);
+    EXPECT_EQ(bytes_of(initializer(back, "big1")), floats_bytes(1000, 0)) << copy;
+    EXPECT_EQ(bytes_of(initializer(back, "big2")), floats_bytes(3000, 7)) << copy;
+    EXPECT_EQ(bytes_of(initializer(back, "small")), floats_bytes(3, 100)) << copy;
+  }
+  // Saving over the file they live in reads them first (they stay valid).
+  save(m, dir / "a/m.onnx", external(16, 64));
+  EXPECT_FALSE(unread("big1") || unread("big2"));
+  EXPECT_EQ(bytes_of(initializer(m, "big2")), floats_bytes(3000, 7));
+}
+
+// Across file systems (here /dev/shm, a tmpfs, when it is one) the kernel
+// may refuse copy_file_range: the copy goes through a buffer instead.
+TEST(ExternalData, CopyingUnreadWeightsAcrossFileSystems) {
+  struct stat tmp {
+  }, shm{};
+  if (::stat("/dev/shm", &shm) != 0 || ::access("/dev/shm", W_OK) != 0) {
+    GTEST_SKIP() << "no writable /dev/shm";
+  }
+  TempDir dir;
+  ::stat(dir.path().c_str(), &tmp);
+  if (tmp.st_dev == shm.st_dev) GTEST_SKIP() << "/dev/shm is the temporary directory's file system";
+  write_file(dir / "m.onnx", inline_model().SerializeAsString());
+  save(load(dir / "m.onnx"), dir / "m.onnx", external(1024));
+  ir::Model m = load(dir / "m.onnx");
+  char tmpl[] = "/dev/shm/oxs_onnx_test_XXXXXX";
+  ASSERT_NE(::mkdtemp(tmpl), nullptr);
+  const std::string other = tmpl;
+  save(m, other + "/m.onnx");
+  save(m, other + "/n.onnx", external(16, 64));
+  for (const char* copy : {"/m.onnx", "/n.onnx"}) {
+    ir::Model back = load(other + copy);
+    EXPECT_EQ(bytes_of(initializer(back, "big1")), floats_bytes(1000, 0)) << copy;
+    EXPECT_EQ(bytes_of(initializer(back, "big2")), floats_bytes(3000, 7)) << copy;
+  }
+  std::error_code ec;
+  fs::remove_all(other, ec);
+}
+
 TEST(ExternalData, ConcurrentFirstAccessMapsOnce) {
   TempDir dir;
   ir::Model m = load_from_bytes(inline_model().SerializeAsString(), dir.path(), "m");

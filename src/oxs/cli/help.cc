@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <charconv>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "oxs/schema/suggest.h"
@@ -31,9 +33,30 @@ std::string one_line(std::string text) {
   return text;
 }
 
+// Which commands this run sets up: the one the command line names (`oxs
+// info ...`, `oxs help info`), none when it only prints the version or the
+// command list, or every one (nullopt) for anything else.
+std::optional<std::string_view> commands_needed(const std::vector<Command>& commands, int argc,
+                                                char** argv) {
+  if (argc < 2) return std::string_view();  // the command list
+  std::string_view name = argv[1];
+  if (argc == 2 && name == "--version") return std::string_view();
+  if (name == "help") {
+    if (argc == 2) return std::string_view();  // the command list
+    if (argc != 3) return std::nullopt;
+    name = argv[2];
+  }
+  // `completion` reads every command's options.
+  if (name == "completion") return std::nullopt;
+  for (const Command& c : commands) {
+    if (c.name == name) return name;
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
-std::unordered_map<const CLI::App*, Run> build_app(CLI::App& app) {
+std::unordered_map<const CLI::App*, Run> build_app(CLI::App& app, int argc, char** argv) {
   app.name("oxs");
   app.description(
       "oxs: ONNX Script natively in C++ (inspect, check, convert, run and print ONNX models)");
@@ -45,9 +68,12 @@ std::unordered_map<const CLI::App*, Run> build_app(CLI::App& app) {
       "example.\nExit codes: 0 success, 1 a problem with the input, 2 a bad command line, 3 a "
       "bug in oxs.\n");
   std::unordered_map<const CLI::App*, Run> runs;
-  for (const Command& c : registered_commands()) {
+  const std::vector<Command> commands = registered_commands();
+  const std::optional<std::string_view> needed = commands_needed(commands, argc, argv);
+  for (const Command& c : commands) {
+    if (needed && !needed->empty() && c.name != *needed) continue;
     CLI::App* sub = app.add_subcommand(c.name, c.summary);
-    runs[sub] = c.setup(*sub);
+    if (!needed || c.name == *needed) runs[sub] = c.setup(*sub);
   }
   CLI::App* help = app.add_subcommand("help", "Show the help of a command (`oxs help run`)");
   help->allow_extras();

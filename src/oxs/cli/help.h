@@ -10,9 +10,16 @@
 
 namespace oxs::cli {
 
-// Declares every registered command on `app` (and `help`); returns what runs
-// each subcommand.
-std::unordered_map<const CLI::App*, Run> build_app(CLI::App& app);
+// Declares the registered commands on `app` (and `help`); returns what runs
+// each subcommand that is set up. When the command line names a command
+// (`oxs info ...`, `oxs help info`), only that command is declared and set
+// up: CLI11 parses one subcommand, and declaring and setting up every
+// command is a measurable part of a small command's run (the same
+// messages for stray command names after it: tests/cli). Bare `oxs`, `oxs
+// help` and `oxs --version` declare every command by name and summary (the
+// command list) and set up none; anything else (`oxs --help-all`, `oxs
+// completion`, options first, a misspelt command) sets up every command.
+std::unordered_map<const CLI::App*, Run> build_app(CLI::App& app, int argc, char** argv);
 
 // Handles what must not reach CLI11's parser: no arguments or `help [CMD]`
 // (help on stdout, exit 0) and a misspelt command (exit 2 with a

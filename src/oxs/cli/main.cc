@@ -33,7 +33,7 @@ int report(const oxs::Error& e) {
 int main(int argc, char** argv) {
   using namespace oxs::cli;
   CLI::App app;
-  std::unordered_map<const CLI::App*, Run> runs = build_app(app);
+  std::unordered_map<const CLI::App*, Run> runs = build_app(app, argc, argv);
 
   if (auto early = help_or_unknown_command(app, argc, argv)) return *early;
 

@@ -4,6 +4,7 @@
 #include <onnx/defs/schema.h>
 
 #include <bit>
+#include <climits>
 
 #include "oxs/infer/impl.h"
 #include "oxs/infer/ml_types.h"
@@ -111,7 +112,8 @@ const ::onnx::OpSchema* Inferencer::Impl::find_schema(const ir::Node& n, const F
   }
   if (!s && is_standard_domain(domain) && options.unknown_ops_are_errors) {
     std::string dname = domain.empty() ? "ai.onnx" : domain;
-    const ::onnx::OpSchema* any = ::onnx::OpSchemaRegistry::Schema(n.op_type(), domain);
+    const ::onnx::OpSchema* any =
+        schema::onnx_schema_registry().GetSchema(n.op_type(), INT_MAX, domain);
     if (any) {
       throw Error(ErrorKind::Invalid,
                   node_label(n) + ": " + n.op_type() + " exists only from " + dname + " opset " +

@@ -20,6 +20,7 @@
 #include "oxs/infer/modern_shapes.h"
 #include "oxs/infer/node_access.h"
 #include "oxs/ir/error.h"
+#include "oxs/schema/onnx_schema.h"
 #include "oxs/schema/registry.h"
 #include "oxs/schema/table/op_table.h"
 
@@ -378,7 +379,7 @@ void Inferencer::Impl::infer_table_node(ir::Node& n, const schema::OpSignature& 
   if (same_as_libonnx().count(op) && libonnx_rules_apply(n)) {
     const std::string domain = n.domain() == "ai.onnx" ? std::string() : n.domain();
     const int last = domain.empty() ? 17 : 3;
-    if (const ::onnx::OpSchema* old = ::onnx::OpSchemaRegistry::Schema(op, last, domain)) {
+    if (const ::onnx::OpSchema* old = schema::onnx_schema_registry().GetSchema(op, last, domain)) {
       run_schema_inference(n, *old, f);
       return;
     }

@@ -4,12 +4,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <new>
+#include <vector>
 
 #include "oxs/ir/error.h"
 #include "oxs/ir/printable.h"
@@ -144,38 +146,131 @@ DataFile::DataFile(std::string canonical_path, dev_t dev, ino_t ino, uint64_t si
       size_(size),
       model_file_(std::move(model_file)) {}
 
-void DataFile::read(uint64_t offset, std::span<std::byte> out, const std::string& tensor) const {
-  auto fail = [&](const std::string& why) {
-    throw Error(ErrorKind::IO,
-                (tensor.empty() ? std::string() : "tensor '" + ir::printable(tensor) + "': ") +
-                    "external data file " + path_ + " " + why,
-                {.file = model_file_});
-  };
-  if (out.empty()) return;
-  int fd = ::open(path_.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-  if (fd < 0) fail(std::string("cannot be opened: ") + std::strerror(errno));
-  struct Closer {
-    int fd;
-    ~Closer() { ::close(fd); }
-  } closer{fd};
-  struct stat st {};
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_dev != dev_ || st.st_ino != ino_) {
-    fail("was replaced since the model was loaded; load the model again");
+namespace {
+
+// A data file opened for reading and checked to be the file checked at
+// load time; errors name the file and the tensor.
+class OpenedDataFile {
+ public:
+  OpenedDataFile(const std::string& path, dev_t dev, ino_t ino, uint64_t size,
+                 const std::string& model_file, const std::string& tensor)
+      : path_(path), size_(size), model_file_(model_file), tensor_(tensor) {
+    fd_ = ::open(path_.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd_ < 0) fail(std::string("cannot be opened: ") + std::strerror(errno));
+    struct stat st {};
+    if (::fstat(fd_, &st) != 0 || !S_ISREG(st.st_mode) || st.st_dev != dev || st.st_ino != ino) {
+      fail("was replaced since the model was loaded; load the model again");
+    }
+    current_size_ = static_cast<uint64_t>(st.st_size);
   }
-  const uint64_t end = offset + out.size();
-  auto shrank = [&](uint64_t now) {
+  ~OpenedDataFile() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  OpenedDataFile(const OpenedDataFile&) = delete;
+  OpenedDataFile& operator=(const OpenedDataFile&) = delete;
+
+  int fd() const { return fd_; }
+  // Throws unless the file still holds [offset, end).
+  void require(uint64_t offset, uint64_t end) const {
+    if (current_size_ < end) shrank(offset, end, current_size_);
+  }
+  [[noreturn]] void shrank(uint64_t offset, uint64_t end, uint64_t now) const {
     fail("shrank to " + std::to_string(now) + " bytes since the model was loaded (it had " +
          std::to_string(size_) + "; this tensor needs bytes " + std::to_string(offset) + ".." +
          std::to_string(end) + "); was it rewritten while in use? Load the model again");
-  };
-  if (static_cast<uint64_t>(st.st_size) < end) shrank(static_cast<uint64_t>(st.st_size));
+  }
+  [[noreturn]] void fail(const std::string& why) const {
+    throw Error(ErrorKind::IO,
+                (tensor_.empty() ? std::string() : "tensor '" + ir::printable(tensor_) + "': ") +
+                    "external data file " + path_ + " " + why,
+                {.file = model_file_});
+  }
+
+ private:
+  const std::string& path_;
+  uint64_t size_;
+  const std::string& model_file_;
+  const std::string& tensor_;
+  int fd_ = -1;
+  uint64_t current_size_ = 0;
+};
+
+// Errors of copy_file_range that mean "not between these files": copy
+// through a buffer instead.
+bool copy_unsupported(int err) {
+  return err == EXDEV || err == ENOSYS || err == EOPNOTSUPP || err == EINVAL || err == ETXTBSY ||
+         err == EPERM || err == EBADF;
+}
+
+}  // namespace
+
+void DataFile::read(uint64_t offset, std::span<std::byte> out, const std::string& tensor) const {
+  if (out.empty()) return;
+  OpenedDataFile in(path_, dev_, ino_, size_, model_file_, tensor);
+  const uint64_t end = offset + out.size();
+  in.require(offset, end);
   size_t got = 0;
   while (got < out.size()) {
-    ssize_t r = ::pread(fd, out.data() + got, out.size() - got, static_cast<off_t>(offset + got));
+    ssize_t r =
+        ::pread(in.fd(), out.data() + got, out.size() - got, static_cast<off_t>(offset + got));
     if (r < 0 && errno == EINTR) continue;
-    if (r < 0) fail(std::string("cannot be read: ") + std::strerror(errno));
-    if (r == 0) shrank(offset + got);  // truncated between fstat and here
+    if (r < 0) in.fail(std::string("cannot be read: ") + std::strerror(errno));
+    if (r == 0) in.shrank(offset, end, offset + got);  // truncated between fstat and here
     got += static_cast<size_t>(r);
+  }
+}
+
+void DataFile::copy_to(uint64_t offset, uint64_t length, int out_fd, uint64_t out_offset,
+                       const std::string& out_name, const std::string& tensor) const {
+  if (length == 0) return;
+  OpenedDataFile in(path_, dev_, ino_, size_, model_file_, tensor);
+  const uint64_t end = offset + length;
+  in.require(offset, end);
+  // As AtomicFile reports its own writes: the file being written named.
+  auto write_failed = [&](int err) {
+    throw Error(ErrorKind::IO,
+                "cannot write" +
+                    (tensor.empty() ? std::string() : " tensor '" + ir::printable(tensor) + "'") +
+                    ": " + std::strerror(err),
+                {.file = out_name});
+  };
+  uint64_t done = 0;
+  bool in_kernel = true;
+  while (done < length && in_kernel) {
+    auto from = static_cast<off_t>(offset + done);
+    auto to = static_cast<off_t>(out_offset + done);
+    const size_t chunk = static_cast<size_t>(std::min<uint64_t>(length - done, size_t{1} << 30));
+    ssize_t r = ::copy_file_range(in.fd(), &from, out_fd, &to, chunk, 0);
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0 && copy_unsupported(errno)) {
+      in_kernel = false;  // the rest through a buffer
+    } else if (r < 0 && (errno == ENOSPC || errno == EDQUOT || errno == EFBIG)) {
+      write_failed(errno);
+    } else if (r < 0) {
+      in.fail("cannot be copied to " + out_name + ": " + std::strerror(errno));
+    } else if (r == 0) {
+      in.shrank(offset, end, offset + done);  // truncated between fstat and here
+    } else {
+      done += static_cast<uint64_t>(r);
+    }
+  }
+  if (done == length) return;
+  std::vector<std::byte> buffer(static_cast<size_t>(std::min<uint64_t>(length - done, 1 << 20)));
+  while (done < length) {
+    const size_t want = static_cast<size_t>(std::min<uint64_t>(length - done, buffer.size()));
+    ssize_t r = ::pread(in.fd(), buffer.data(), want, static_cast<off_t>(offset + done));
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0) in.fail(std::string("cannot be read: ") + std::strerror(errno));
+    if (r == 0) in.shrank(offset, end, offset + done);
+    size_t put = 0;
+    while (put < static_cast<size_t>(r)) {
+      ssize_t w = ::pwrite(out_fd, buffer.data() + put, static_cast<size_t>(r) - put,
+                           static_cast<off_t>(out_offset + done + put));
+      if (w < 0 && errno == EINTR) continue;
+      if (w < 0) write_failed(errno);
+      put += static_cast<size_t>(w);
+    }
+    done += static_cast<uint64_t>(r);
   }
 }
 

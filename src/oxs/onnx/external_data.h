@@ -8,7 +8,9 @@
 // the path traversal holes of CVE-2022-25882 and CVE-2024-27318.
 //
 // A tensor's bytes are read with pread on its first bytes() call (thread-
-// safe, once), so loading a model costs nothing per weight byte. They are
+// safe, once), so loading a model costs nothing per weight byte, and saving
+// copies the bytes of a tensor never read from file to file in the kernel
+// (DataFile::copy_to), so re-saving a model costs no memory per weight byte. They are
 // read, not memory-mapped: a mapped file that another process truncates
 // kills the reader with SIGBUS on its next access, anywhere in any room,
 // while a read sees the shorter file and throws a clear oxs::Error. Each
@@ -42,6 +44,14 @@ class DataFile {
   // (device, inode, size). Throws oxs::Error (IO) naming the file and
   // `tensor` if it was replaced, shrank, or cannot be read.
   void read(uint64_t offset, std::span<std::byte> out, const std::string& tensor) const;
+  // Copies bytes [offset, offset + length) into the file open as `out_fd`
+  // at `out_offset` without bringing them into this process when the
+  // kernel can (copy_file_range: an in-kernel copy, or shared extents on
+  // file systems that reflink), else through a 1 MiB buffer where the file
+  // systems refuse it. The same checks and errors as read(); a failed write
+  // names `out_name`. Saving uses it for weights that were never read.
+  void copy_to(uint64_t offset, uint64_t length, int out_fd, uint64_t out_offset,
+               const std::string& out_name, const std::string& tensor) const;
   const std::string& canonical_path() const { return path_; }
   dev_t dev() const { return dev_; }
   ino_t ino() const { return ino_; }

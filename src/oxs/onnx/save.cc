@@ -1,6 +1,9 @@
 // save(): the model and its external data files are written to temporary
 // files beside their targets and renamed into place only when everything is
-// written and flushed, so a failed save leaves the old files untouched. Data
+// written and flushed, so a failed save leaves the old files untouched. A
+// data file that already holds every tensor at its offset is kept as it is
+// (Keep mode), and weights never read since loading are copied file to file
+// in the kernel (DataFile::copy_to), never through this process's memory. Data
 // files are never truncated in place: another model whose tensors are read
 // lazily from the file being replaced gets a clear "was replaced" error from
 // its next read rather than different bytes.
@@ -11,6 +14,8 @@
 #include <climits>
 #include <cstring>
 #include <map>
+#include <set>
+#include <utility>
 
 #include "oxs/ir/error.h"
 #include "oxs/onnx/external_data.h"
@@ -126,6 +131,22 @@ bool already_in_place(const DataFilePlan& plan, const std::string& target) {
     }
   }
   return true;
+}
+
+// A tensor's bytes into a data file at `offset`. A weight still in its data
+// file (never read) is copied file to file by the kernel, so saving a model
+// whose weights did not change reads none of them into memory, unless that
+// data file is among the `replaced` ones; the rest are written from memory.
+void write_tensor(AtomicFile& file, const ir::Tensor& t, uint64_t offset,
+                  const std::set<std::pair<dev_t, ino_t>>& replaced) {
+  const ExternalStorage* s = external_storage(t);
+  if (s && s->kind() == ir::Storage::Kind::Lazy &&
+      !replaced.count({s->file().dev(), s->file().ino()})) {
+    s->file().copy_to(s->offset(), s->size(), file.fd(), offset, file.target(), t.name);
+    return;
+  }
+  auto bytes = t.bytes();
+  file.pwrite(bytes.data(), bytes.size(), offset);
 }
 
 void check_overlaps(DataFilePlan& plan, const std::string& model) {
@@ -246,10 +267,8 @@ void save(const ir::Model& model, const std::string& path, const SaveOptions& op
   for (const auto& [location, plan] : plans) total += plan.size;
   progress.set_total(total);
 
-  // Write everything to temporary files first (their directories stay open
-  // until the files are renamed into them).
-  std::vector<std::unique_ptr<OutputDir>> data_dirs;
-  std::vector<std::unique_ptr<AtomicFile>> data_files;
+  // The data files to write: those not already holding their tensors.
+  std::vector<std::pair<const DataFilePlan*, std::string>> to_write;  // (plan, target)
   for (auto& [location, plan] : plans) {
     if (plan.placements.empty()) continue;
     const std::string target = dir + "/" + location;
@@ -262,19 +281,36 @@ void save(const ir::Model& model, const std::string& path, const SaveOptions& op
     }
     check_overlaps(plan, path);
     if (options.external_data == Mode::Keep && already_in_place(plan, target)) continue;
-    data_dirs.push_back(open_data_dir(dir, location));
-    auto file = data_dirs.back()->atomic_file(base_name(location));
-    for (const Placement& p : plan.placements) {
-      auto bytes = p.tensor->bytes();
-      file->pwrite(bytes.data(), bytes.size(), p.offset);
-      progress.add(bytes.size());
+    to_write.emplace_back(&plan, target);
+  }
+  // The files the renames below replace: a weight still unread in one of
+  // them is read into memory while it is written, so that the model keeps
+  // its bytes after the rename; every other unread weight is copied file to
+  // file by the kernel.
+  std::set<std::pair<dev_t, ino_t>> replaced;
+  for (const auto& [plan, target] : to_write) {
+    struct stat old {};
+    if (::lstat(target.c_str(), &old) == 0 && S_ISREG(old.st_mode)) {
+      replaced.emplace(old.st_dev, old.st_ino);
     }
-    file->truncate(plan.size);
+  }
+  // Write everything to temporary files first (their directories stay open
+  // until the files are renamed into them).
+  std::vector<std::unique_ptr<OutputDir>> data_dirs;
+  std::vector<std::unique_ptr<AtomicFile>> data_files;
+  for (const auto& [plan, target] : to_write) {
+    data_dirs.push_back(open_data_dir(dir, plan->location));
+    auto file = data_dirs.back()->atomic_file(base_name(plan->location));
+    for (const Placement& p : plan->placements) {
+      write_tensor(*file, *p.tensor, p.offset, replaced);
+      progress.add(p.length);
+    }
+    file->truncate(plan->size);
     file->finish();
     data_files.push_back(std::move(file));
   }
-  // Every tensor whose bytes were written has read them by now, so renaming
-  // over its data file cannot change what it holds.
+  // Every tensor whose data file is replaced has read its bytes by now, so
+  // renaming over that file cannot change what it holds.
   for (auto& f : data_files) f->commit();
   model_file.commit();
   progress.set_total(progress.done());  // data already in place was not rewritten

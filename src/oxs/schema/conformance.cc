@@ -10,6 +10,7 @@
 
 #include "oxs/ir/error.h"
 #include "oxs/onnx/libonnx_bridge.h"
+#include "oxs/schema/onnx_schema.h"
 #include "oxs/schema/registry.h"
 #include "oxs/schema/suggest.h"
 
@@ -51,6 +52,7 @@ void check_model_in_dir(const ::onnx::ModelProto& model, const std::string& mode
     }
   }
   ck::CheckerContext ctx;
+  ctx.set_schema_registry(&oxs::schema::onnx_schema_registry());
   ctx.set_ir_version(static_cast<int>(std::min<int64_t>(model.ir_version(), ::onnx::IR_VERSION)));
   ctx.set_model_dir(model_dir);
   std::unordered_map<std::string, int> opset_imports;
@@ -310,7 +312,7 @@ std::vector<ConformanceIssue> check_conformance(const ir::Model& model,
   try {
     ::onnx::ShapeInferenceOptions si(options.strict, options.strict ? 1 : 0,
                                      options.data_propagation);
-    ::onnx::shape_inference::InferShapes(proto, ::onnx::OpSchemaRegistry::Instance(), si);
+    ::onnx::shape_inference::InferShapes(proto, &onnx_schema_registry(), si);
   } catch (const std::exception& e) {
     std::string msg = one_line(e.what());
     // libonnx 1.12 materializes symbolic shapes only for tensor, sequence and

@@ -20,6 +20,14 @@ const ::onnx::OpSchema* find_onnx_schema(std::string_view domain, std::string_vi
 // oxs's table.
 const ::onnx::OpSchema* onnx_schema_of(const OpSignature& sig);
 
+// libonnx's ISchemaRegistry over the schemas above, for libonnx's checker,
+// shape inference and any direct query by libonnx's rules (exact domain
+// strings, libonnx's versions only: OpSchemaRegistry::Schema's answers).
+// Use it instead of ::onnx::OpSchemaRegistry, whose first use builds every
+// schema of every version (~10 ms); this one builds a schema when it is
+// first asked for.
+const ::onnx::ISchemaRegistry& onnx_schema_registry();
+
 // Builds our signature from a libonnx schema (no caching; lookup() caches).
 OpSignature signature_from_onnx(const ::onnx::OpSchema& schema);
 

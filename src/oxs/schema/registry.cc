@@ -3,133 +3,116 @@
 #include <algorithm>
 #include <memory>
 #include <mutex>
+#include <span>
 #include <unordered_map>
+#include <vector>
 
 #include "oxs/ir/error.h"
 #include "oxs/schema/onnx_schema.h"
 #include "oxs/schema/suggest.h"
+#include "oxs/schema/table/op_index.h"
 #include "oxs/schema/table/op_table.h"
 
 namespace oxs::schema {
 namespace {
 
-// Both sources indexed once: per domain, each op's versions.
-struct DomainIndex {
-  int64_t min_opset = 0;
-  int64_t max_opset = 0;
-  int64_t libonnx_max_opset = 0;  // 0: a domain libonnx does not know
-  std::unordered_map<std::string, std::vector<int64_t>> versions;  // ascending
-};
+using index::DomainRange;
+using index::OpVersion;
 
-// One process-wide cache over two sources: libonnx 1.12's registry (op
+// The entries of `op` in domain number `domain`, ascending by since_version
+// (empty when the op is unknown there).
+std::span<const OpVersion> entries_of(uint32_t domain, std::string_view op) {
+  const std::span<const OpVersion> all = index::op_versions();
+  auto before = [](const OpVersion& e, std::pair<uint32_t, std::string_view> k) {
+    return e.domain != k.first ? e.domain < k.first : e.name < k.second;
+  };
+  auto after = [](std::pair<uint32_t, std::string_view> k, const OpVersion& e) {
+    return k.first != e.domain ? k.first < e.domain : k.second < e.name;
+  };
+  auto lo = std::lower_bound(all.begin(), all.end(), std::pair{domain, op}, before);
+  auto hi = std::upper_bound(lo, all.end(), std::pair{domain, op}, after);
+  return {lo, hi};
+}
+
+// The domain's number in index::domains(), or -1. No canonicalization:
+// "ai.onnx" is not "" here.
+int domain_number(std::string_view exact_name) {
+  const std::span<const DomainRange> all = index::domains();
+  for (size_t i = 0; i < all.size(); ++i) {
+    if (all[i].name == exact_name) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+// The entry in force for `op` at `opset` among `entries` (the greatest
+// since_version <= opset), or null.
+const OpVersion* in_force(std::span<const OpVersion> entries, int64_t opset) {
+  const OpVersion* found = nullptr;
+  for (const OpVersion& e : entries) {
+    if (e.since_version > opset) break;
+    found = &e;
+  }
+  return found;
+}
+
+// One process-wide view over two sources: libonnx 1.12's schemas (op
 // versions up to ai.onnx 17, ai.onnx.ml 3) and oxs's own table (the versions
-// after those, data/onnx_ops.txt). An op version is answered by the source
-// that defines it: Relu at opset 23 is libonnx's Relu-14, Split at opset 23
-// is the table's Split-18. libonnx's registry is built on first use and only
-// read afterwards; our own maps are guarded by `mu`.
+// after those, data/onnx_ops.txt). Which versions exist comes from the index
+// made at build time (table/op_index.h); an op version's libonnx schema or
+// table signature is built when it is first asked for, so a process pays
+// only for the ops it uses (libonnx's own registry, which builds every
+// schema on first use, stays unbuilt). An op version is answered by the
+// source that defines it: Relu at opset 23 is libonnx's Relu-14, Split at
+// opset 23 is the table's Split-18. Built objects live until exit; `mu`
+// guards their slots.
 class Registry {
  public:
-  Registry() {
-    for (const auto& [domain, range] :
-         ::onnx::OpSchemaRegistry::DomainToVersionRange::Instance().Map()) {
-      DomainIndex& d = domains_[domain];
-      d.min_opset = range.first;
-      d.max_opset = range.second;
-      d.libonnx_max_opset = range.second;
-    }
-    for (const ::onnx::OpSchema& s : ::onnx::OpSchemaRegistry::get_all_schemas_with_history()) {
-      auto it = domains_.find(s.domain());
-      if (it == domains_.end()) continue;  // libonnx rejects these at registration anyway
-      it->second.versions[s.Name()].push_back(s.since_version());
-    }
-    for (OpSignature& s : table::parse_op_table(table::embedded_op_table(), "onnx_ops.txt")) {
-      DomainIndex& d = domains_[s.domain];
-      if (d.min_opset == 0) d.min_opset = 1;
-      d.max_opset = std::max(d.max_opset, s.since_version);
-      d.versions[s.name].push_back(s.since_version);
-      auto sig = std::make_unique<OpSignature>(std::move(s));
-      table_.emplace(key(sig->domain, sig->name, sig->since_version), sig.get());
-      table_sigs_.push_back(std::move(sig));
-    }
-    // The table lists only changed ops; the domains' ranges are ONNX 1.23's.
-    domains_[""].max_opset = std::max<int64_t>(domains_[""].max_opset, table::kLatestOnnxOpset);
-    domains_["ai.onnx.ml"].max_opset =
-        std::max<int64_t>(domains_["ai.onnx.ml"].max_opset, table::kLatestMlOpset);
-    for (auto& [domain, index] : domains_) {
-      for (auto& [name, versions] : index.versions) {
-        std::sort(versions.begin(), versions.end());
-        versions.erase(std::unique(versions.begin(), versions.end()), versions.end());
-      }
-    }
+  Registry() : signatures_(index::op_versions().size()), schemas_(index::op_versions().size()) {}
+
+  const DomainRange* domain(std::string_view name) const {
+    const int d = domain_number(canonical_domain(name));
+    return d < 0 ? nullptr : &index::domains()[static_cast<size_t>(d)];
   }
 
-  static std::string key(std::string_view domain, std::string_view op, int64_t version) {
-    std::string k;
-    k.reserve(domain.size() + op.size() + 24);
-    k.append(canonical_domain(domain)).push_back('\0');
-    k.append(op).push_back('\0');
-    k.append(std::to_string(version));
-    return k;
+  // The entry in force for `op` at `opset` of `domain_name`, or null when
+  // the domain is unknown, the opset out of its range or the op absent.
+  const OpVersion* entry(std::string_view domain_name, std::string_view op, int64_t opset) const {
+    const int d = domain_number(canonical_domain(domain_name));
+    if (d < 0) return nullptr;
+    const DomainRange& range = index::domains()[static_cast<size_t>(d)];
+    if (opset < range.min_opset || opset > range.max_opset) return nullptr;
+    return in_force(entries_of(static_cast<uint32_t>(d), op), opset);
   }
 
-  // The since_version in force for `op` at `opset`, or 0.
-  int64_t version_at(const DomainIndex& d, std::string_view op, int64_t opset) const {
-    auto it = d.versions.find(std::string(op));
-    if (it == d.versions.end()) return 0;
-    auto v = std::upper_bound(it->second.begin(), it->second.end(), opset);
-    return v == it->second.begin() ? 0 : *(v - 1);
-  }
-
-  // The table's signature of the version in force, or null when that
-  // version is libonnx's (or there is none).
-  const OpSignature* table_signature(std::string_view domain_name, std::string_view op,
-                                     int64_t opset) const {
-    const DomainIndex* d = domain(domain_name);
-    if (!d || opset < d->min_opset || opset > d->max_opset) return nullptr;
-    const int64_t v = version_at(*d, op, opset);
-    if (v == 0) return nullptr;
-    auto it = table_.find(key(domain_name, op, v));
-    return it == table_.end() ? nullptr : it->second;
-  }
-
-  const DomainIndex* domain(std::string_view name) const {
-    auto it = domains_.find(std::string(canonical_domain(name)));
-    return it == domains_.end() ? nullptr : &it->second;
-  }
-  const std::unordered_map<std::string, DomainIndex>& domains() const { return domains_; }
-
-  // libonnx's schema of the version in force, or null when the table
-  // defines that version (or there is none).
-  const ::onnx::OpSchema* find(std::string_view domain_name, std::string_view op,
-                               int64_t opset) const {
-    const DomainIndex* d = domain(domain_name);
-    if (!d || d->libonnx_max_opset == 0 || opset < d->min_opset || opset > d->max_opset) {
-      return nullptr;
-    }
-    if (opset > d->libonnx_max_opset && table_signature(domain_name, op, opset)) return nullptr;
-    return ::onnx::OpSchemaRegistry::Schema(std::string(op),
-                                            static_cast<int>(std::min(opset, d->libonnx_max_opset)),
-                                            std::string(canonical_domain(domain_name)));
-  }
-
-  const OpSignature* lookup(std::string_view domain_name, std::string_view op, int64_t opset) {
-    std::string key = Registry::key(domain_name, op, opset);
+  const OpSignature* signature(const OpVersion& e) {
+    const size_t i = number(e);
     std::lock_guard<std::mutex> lock(mu_);
-    auto hit = by_query_.find(key);
-    if (hit != by_query_.end()) return hit->second;
-    const OpSignature* sig = table_signature(domain_name, op, opset);
-    if (sig) {
-      // from oxs's table
-    } else if (const ::onnx::OpSchema* schema = find(domain_name, op, opset)) {
-      auto& slot = by_schema_[schema];
-      if (!slot) {
-        slot = std::make_unique<OpSignature>(signature_from_onnx(*schema));
-        schema_of_[slot.get()] = schema;
+    if (!signatures_[i]) {
+      if (e.libonnx >= 0) {
+        const ::onnx::OpSchema& schema = schema_locked(e);
+        signatures_[i] = std::make_unique<OpSignature>(signature_from_onnx(schema));
+        schema_of_[signatures_[i].get()] = &schema;
+      } else {
+        const std::string_view text =
+            table::embedded_op_table().substr(e.table_offset, e.table_size);
+        std::vector<OpSignature> parsed = table::parse_op_table(text, "onnx_ops.txt", e.table_line);
+        if (parsed.size() != 1 || parsed[0].name != e.name) {
+          throw Error(ErrorKind::Internal, "onnx_ops.txt:" + std::to_string(e.table_line) +
+                                               ": the index of the table "
+                                               "does not match its text; rebuild");
+        }
+        signatures_[i] = std::make_unique<OpSignature>(std::move(parsed[0]));
       }
-      sig = slot.get();
     }
-    by_query_.emplace(std::move(key), sig);
-    return sig;
+    return signatures_[i].get();
+  }
+
+  // libonnx's schema of a libonnx entry, built and finalized as libonnx's
+  // registry does (OpSchemaRegisterOnce) the first time.
+  const ::onnx::OpSchema* schema(const OpVersion& e) {
+    if (e.libonnx < 0) return nullptr;
+    std::lock_guard<std::mutex> lock(mu_);
+    return &schema_locked(e);
   }
 
   const ::onnx::OpSchema* schema_of(const OpSignature& sig) {
@@ -139,12 +122,28 @@ class Registry {
   }
 
  private:
-  std::unordered_map<std::string, DomainIndex> domains_;       // immutable after construction
-  std::vector<std::unique_ptr<OpSignature>> table_sigs_;       // immutable after construction
-  std::unordered_map<std::string, const OpSignature*> table_;  // key(domain, op, since)
+  static size_t number(const OpVersion& e) {
+    return static_cast<size_t>(&e - index::op_versions().data());
+  }
+
+  const ::onnx::OpSchema& schema_locked(const OpVersion& e) {
+    std::unique_ptr<::onnx::OpSchema>& slot = schemas_[number(e)];
+    if (!slot) {
+      auto s = std::make_unique<::onnx::OpSchema>(index::make_libonnx_schema(e.libonnx));
+      s->Finalize();
+      if (s->Name() != e.name || s->SinceVersion() != e.since_version) {
+        throw Error(ErrorKind::Internal, "libonnx schema #" + std::to_string(e.libonnx) + " is " +
+                                             s->Name() + "-" + std::to_string(s->SinceVersion()) +
+                                             ", not " + std::string(e.name) + "; rebuild oxs");
+      }
+      slot = std::move(s);
+    }
+    return *slot;
+  }
+
   std::mutex mu_;
-  std::unordered_map<std::string, const OpSignature*> by_query_;
-  std::unordered_map<const ::onnx::OpSchema*, std::unique_ptr<OpSignature>> by_schema_;
+  std::vector<std::unique_ptr<OpSignature>> signatures_;    // by entry number
+  std::vector<std::unique_ptr<::onnx::OpSchema>> schemas_;  // by entry number
   std::unordered_map<const OpSignature*, const ::onnx::OpSchema*> schema_of_;
 };
 
@@ -152,6 +151,25 @@ Registry& registry() {
   static Registry r;  // thread-safe initialization
   return r;
 }
+
+// libonnx's ISchemaRegistry over the same lazily built schemas, for
+// libonnx's checker and shape inference: the same answers as
+// OpSchemaRegistry::Schema (exact domain strings, libonnx's versions only)
+// without building libonnx's whole registry.
+class LazyOnnxRegistry final : public ::onnx::ISchemaRegistry {
+ public:
+  const ::onnx::OpSchema* GetSchema(const std::string& key, const int maxInclusiveVersion,
+                                    const std::string& domain) const override {
+    const int d = domain_number(domain);
+    if (d < 0 || index::domains()[static_cast<size_t>(d)].libonnx_max_opset == 0) return nullptr;
+    const OpVersion* found = nullptr;
+    for (const OpVersion& e : entries_of(static_cast<uint32_t>(d), key)) {
+      if (e.since_version > maxInclusiveVersion) break;
+      if (e.libonnx >= 0) found = &e;
+    }
+    return found ? registry().schema(*found) : nullptr;
+  }
+};
 
 std::string domain_label(std::string_view domain) {
   return domain.empty() ? std::string("ai.onnx") : std::string(domain);
@@ -173,24 +191,31 @@ std::string_view canonical_domain(std::string_view domain) {
 }
 
 const OpSignature* lookup(std::string_view domain, std::string_view op, int64_t opset) {
-  return registry().lookup(domain, op, opset);
+  const OpVersion* e = registry().entry(domain, op, opset);
+  return e ? registry().signature(*e) : nullptr;
 }
 
 const ::onnx::OpSchema* find_onnx_schema(std::string_view domain, std::string_view op,
                                          int64_t opset) {
-  return registry().find(domain, op, opset);
+  const OpVersion* e = registry().entry(domain, op, opset);
+  return e ? registry().schema(*e) : nullptr;
 }
 
 const ::onnx::OpSchema* onnx_schema_of(const OpSignature& sig) {
   if (const ::onnx::OpSchema* s = registry().schema_of(sig)) return s;
   // A signature copied or built by hand: find its schema by identity.
-  return registry().find(sig.domain, sig.name, sig.since_version);
+  return find_onnx_schema(sig.domain, sig.name, sig.since_version);
+}
+
+const ::onnx::ISchemaRegistry& onnx_schema_registry() {
+  static const LazyOnnxRegistry r;
+  return r;
 }
 
 const OpSignature& require(std::string_view domain, std::string_view op, int64_t opset) {
   if (const OpSignature* sig = lookup(domain, op, opset); sig && !sig->deprecated) return *sig;
   const std::string where = domain_label(canonical_domain(domain));
-  const DomainIndex* d = registry().domain(domain);
+  const DomainRange* d = registry().domain(domain);
   if (!d) {
     std::vector<std::string> known;
     for (const std::string& k : known_domains()) known.push_back(domain_label(k));
@@ -203,13 +228,12 @@ const OpSignature& require(std::string_view domain, std::string_view op, int64_t
                                         std::to_string(d->min_opset) + " to " +
                                         std::to_string(d->max_opset) + " (ONNX 1.23)");
   }
-  auto it = d->versions.find(std::string(op));
-  if (it == d->versions.end()) {
+  const std::vector<int64_t> versions = op_versions(domain, op);
+  if (versions.empty()) {
     throw Error(ErrorKind::Invalid, "unknown op '" + std::string(op) + "' in " + where +
                                         " at opset " + std::to_string(opset) +
                                         did_you_mean(suggest_ops(domain, op, opset)));
   }
-  const std::vector<int64_t>& versions = it->second;
   if (opset < versions.front()) {
     throw Error(ErrorKind::Invalid, "op '" + std::string(op) + "' does not exist at opset " +
                                         std::to_string(opset) + " of " + where +
@@ -241,20 +265,20 @@ void require_known_opsets(const std::vector<ir::OpsetImport>& imports, std::stri
 }
 
 std::optional<int64_t> latest_opset(std::string_view domain) {
-  const DomainIndex* d = registry().domain(domain);
+  const DomainRange* d = registry().domain(domain);
   if (!d) return std::nullopt;
   return d->max_opset;
 }
 
 std::optional<int64_t> earliest_opset(std::string_view domain) {
-  const DomainIndex* d = registry().domain(domain);
+  const DomainRange* d = registry().domain(domain);
   if (!d) return std::nullopt;
   return d->min_opset;
 }
 
 std::vector<std::string> known_domains() {
   std::vector<std::string> out;
-  for (const auto& [name, index] : registry().domains()) out.push_back(name);
+  for (const DomainRange& d : index::domains()) out.emplace_back(d.name);
   std::sort(out.begin(), out.end());  // "" sorts first
   return out;
 }
@@ -263,39 +287,57 @@ bool is_known_domain(std::string_view domain) {
   return registry().domain(domain) != nullptr;
 }
 
+namespace {
+
+// Calls f(name, entries) for each op of `domain`, by name.
+template <class F>
+void for_each_op(std::string_view domain, F f) {
+  const int d = domain_number(canonical_domain(domain));
+  if (d < 0) return;
+  const std::span<const OpVersion> all = index::op_versions();
+  auto it = std::lower_bound(all.begin(), all.end(), static_cast<uint32_t>(d),
+                             [](const OpVersion& e, uint32_t k) { return e.domain < k; });
+  while (it != all.end() && it->domain == static_cast<uint32_t>(d)) {
+    auto next = it;
+    while (next != all.end() && next->domain == it->domain && next->name == it->name) ++next;
+    f(it->name, std::span<const OpVersion>(it, next));
+    it = next;
+  }
+}
+
+}  // namespace
+
 std::vector<std::string> op_names(std::string_view domain, int64_t opset) {
   std::vector<std::string> out;
-  const DomainIndex* d = registry().domain(domain);
+  const DomainRange* d = registry().domain(domain);
   if (!d || opset < d->min_opset || opset > d->max_opset) return out;
-  for (const auto& [name, versions] : d->versions) {
-    if (versions.front() > opset) continue;
-    const OpSignature* s = registry().lookup(domain, name, opset);
-    if (s && !s->deprecated) out.push_back(name);
-  }
+  for_each_op(domain, [&](std::string_view name, std::span<const OpVersion> versions) {
+    if (versions.front().since_version > opset) return;
+    const OpSignature* s = lookup(domain, name, opset);
+    if (s && !s->deprecated) out.emplace_back(name);
+  });
   std::sort(out.begin(), out.end());
   return out;
 }
 
 std::vector<const OpSignature*> all_signatures(std::string_view domain) {
   std::vector<const OpSignature*> out;
-  const DomainIndex* d = registry().domain(domain);
-  if (!d) return out;
-  std::vector<std::string> names;
-  for (const auto& [name, versions] : d->versions) names.push_back(name);
-  std::sort(names.begin(), names.end());
-  for (const std::string& name : names) {
-    for (int64_t v : d->versions.at(name)) {
-      if (const OpSignature* s = registry().lookup(domain, name, v)) out.push_back(s);
+  for_each_op(domain, [&](std::string_view name, std::span<const OpVersion> versions) {
+    for (const OpVersion& v : versions) {
+      if (const OpSignature* s = lookup(domain, name, v.since_version)) out.push_back(s);
     }
-  }
+  });
   return out;
 }
 
 std::vector<int64_t> op_versions(std::string_view domain, std::string_view op) {
-  const DomainIndex* d = registry().domain(domain);
-  if (!d) return {};
-  auto it = d->versions.find(std::string(op));
-  return it == d->versions.end() ? std::vector<int64_t>{} : it->second;
+  std::vector<int64_t> out;
+  const int d = domain_number(canonical_domain(domain));
+  if (d < 0) return out;
+  for (const OpVersion& e : entries_of(static_cast<uint32_t>(d), op)) {
+    out.push_back(e.since_version);
+  }
+  return out;
 }
 
 }  // namespace oxs::schema

@@ -3,6 +3,8 @@
 #include <onnx/defs/data_type_utils.h>
 
 #include <algorithm>
+#include <mutex>
+#include <unordered_map>
 
 #include "oxs/onnx/libonnx_bridge.h"
 #include "oxs/schema/onnx_schema.h"
@@ -39,15 +41,27 @@ std::vector<FormalParam> params_of(const std::vector<::onnx::OpSchema::FormalPar
 }
 
 // "tensor(float)" -> float tensor of unknown shape; None if libonnx cannot
-// parse the string (it parses every string it registered).
+// parse the string (it parses every string it registered). Remembered per
+// string: ops share a few dozen type strings, and libonnx's own lookup
+// (a mutex and a hash of the string per call) costs more than ours.
 ir::Type type_of_string(const std::string& type_str) {
+  static std::mutex mu;
+  static std::unordered_map<std::string, ir::Type> known;
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    auto it = known.find(type_str);
+    if (it != known.end()) return it->second;
+  }
+  ir::Type type;
   try {
     const ::onnx::TypeProto& proto =
         ::onnx::Utils::DataTypeUtils::ToTypeProto(::onnx::Utils::DataTypeUtils::ToType(type_str));
-    return oxs::onnx::type_from_proto(proto);
+    type = oxs::onnx::type_from_proto(proto);
   } catch (const std::exception&) {
-    return ir::Type();
+    type = ir::Type();
   }
+  std::lock_guard<std::mutex> lock(mu);
+  return known.emplace(type_str, std::move(type)).first->second;
 }
 
 // libonnx keeps this flag private; its verifier reveals it. A node with the

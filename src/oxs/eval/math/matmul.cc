@@ -1,6 +1,7 @@
 // MatMul, Gemm, MatMulInteger, QLinearMatMul, Det, Einsum. Float and double
 // go through OpenBLAS (gemm.h).
 #include <cblas.h>
+#include <dlfcn.h>
 
 #include <atomic>
 #include <cmath>
@@ -17,8 +18,43 @@
 #include "oxs/eval/math/gemm.h"
 #include "oxs/eval/parallel/thread_pool.h"
 #include "oxs/eval/validate/checked.h"
+#include "oxs/ir/error.h"
 
 namespace oxs::eval {
+
+namespace {
+
+// OpenBLAS is loaded by the first product that needs it, not linked: as a
+// linked library it cost every oxs process ~2 ms before main (14,000
+// symbol relocations, a server thread started, a 128 MiB buffer mapped,
+// and a wait for that thread at exit), including the many that multiply
+// nothing. OXS_OPENBLAS is its soname (CMakeLists.txt), the library the
+// link would have named.
+struct Blas {
+  decltype(&cblas_sgemm) sgemm = nullptr;
+  decltype(&cblas_dgemm) dgemm = nullptr;
+};
+
+const Blas& blas() {
+  static const Blas loaded = [] {
+    void* lib = ::dlopen(OXS_OPENBLAS, RTLD_NOW | RTLD_LOCAL);
+    if (!lib) {
+      const char* why = ::dlerror();
+      throw Error(ErrorKind::IO, std::string("cannot load OpenBLAS (" OXS_OPENBLAS "): ") +
+                                     (why ? why : "unknown error"));
+    }
+    Blas b;
+    b.sgemm = reinterpret_cast<decltype(&cblas_sgemm)>(::dlsym(lib, "cblas_sgemm"));
+    b.dgemm = reinterpret_cast<decltype(&cblas_dgemm)>(::dlsym(lib, "cblas_dgemm"));
+    if (!b.sgemm || !b.dgemm) {
+      throw Error(ErrorKind::IO, "OpenBLAS (" OXS_OPENBLAS ") has no cblas_sgemm/cblas_dgemm");
+    }
+    return b;  // the library stays loaded until exit
+  }();
+  return loaded;
+}
+
+}  // namespace
 
 // Whether sgemm_avx512 should replace OpenBLAS for this product: the CPU has
 // AVX-512, the user did not opt out, and OpenBLAS would not spread the work
@@ -57,9 +93,9 @@ void gemm_f32(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, co
     }
     return;
   }
-  cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,
-              blasint(m), blasint(n), blasint(k), alpha, a, blasint(lda), b, blasint(ldb), beta, c,
-              blasint(ldc));
+  blas().sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,
+               blasint(m), blasint(n), blasint(k), alpha, a, blasint(lda), b, blasint(ldb), beta, c,
+               blasint(ldc));
 }
 
 void gemm_f64(bool ta, bool tb, int64_t m, int64_t n, int64_t k, double alpha, const double* a,
@@ -71,9 +107,9 @@ void gemm_f64(bool ta, bool tb, int64_t m, int64_t n, int64_t k, double alpha, c
     }
     return;
   }
-  cblas_dgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,
-              blasint(m), blasint(n), blasint(k), alpha, a, blasint(lda), b, blasint(ldb), beta, c,
-              blasint(ldc));
+  blas().dgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,
+               blasint(m), blasint(n), blasint(k), alpha, a, blasint(lda), b, blasint(ldb), beta, c,
+               blasint(ldc));
 }
 
 namespace {

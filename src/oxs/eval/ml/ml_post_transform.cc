@@ -117,12 +117,15 @@ void expand_binary_scores(PostTransform t, BinaryScores how, const float* raw, i
     if (t == PostTransform::Probit) {
       o[0] = ml_probit(s);
       o[1] = 0;
+    } else if (t == PostTransform::Logistic) {
+      // [-s, s] through the logistic whatever the weights' signs: ONNX's
+      // reference and ONNX Runtime since 1.2x ([1 - s, s] untransformed, as
+      // ORT 1.20 wrote for positive weights, is not a probability).
+      o[0] = ml_logistic(-s);
+      o[1] = ml_logistic(s);
     } else if (how == BinaryScores::OneMinus) {
       o[0] = 1 - s;
       o[1] = s;
-    } else if (t == PostTransform::Logistic) {
-      o[0] = ml_logistic(-s);
-      o[1] = ml_logistic(s);
     } else {
       o[0] = -s;
       o[1] = s;

@@ -38,9 +38,10 @@ void apply_post_transform(PostTransform t, float* scores, int64_t n_rows, int64_
 
 // How a binary classifier with one score per row makes its two columns.
 enum class BinaryScores {
-  // [1 - s, s] whatever the transform (ORT's add_second_class 0/1, used when
-  // the score is already a probability, e.g. LinearClassifier with two
-  // class labels, tree ensembles with all-positive weights).
+  // [1 - s, s] (ORT's add_second_class 0/1, used when the score is already a
+  // probability, e.g. LinearClassifier with two class labels, tree ensembles
+  // with all-positive weights); under LOGISTIC [logistic(-s), logistic(s)]
+  // as for Negate (ONNX's reference and ORT 1.2x agree).
   OneMinus,
   // [-s, s], or [logistic(-s), logistic(s)] under LOGISTIC (ORT's
   // add_second_class 2/3: mixed-sign weights, the score is a margin).

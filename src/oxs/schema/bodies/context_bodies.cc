@@ -6,6 +6,7 @@
 
 #include "oxs/ir/error.h"
 #include "oxs/schema/bodies/attention_bodies.h"
+#include "oxs/schema/onnx_schema.h"
 
 namespace oxs::schema::bodies {
 
@@ -344,7 +345,7 @@ const ::onnx::OpSchema* unchanged_libonnx_predecessor(const OpSignature& sig) {
   };
   for (const auto& e : kWidenedOnly) {
     if (sig.domain.empty() && sig.name == e[0] && std::to_string(sig.since_version) == e[1]) {
-      const ::onnx::OpSchema* s = ::onnx::OpSchemaRegistry::Schema(sig.name, 17, "");
+      const ::onnx::OpSchema* s = onnx_schema_registry().GetSchema(sig.name, 17, "");
       return s && s->HasContextDependentFunction() ? s : nullptr;
     }
   }

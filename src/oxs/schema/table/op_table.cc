@@ -215,9 +215,10 @@ std::optional<ir::Type> parse_type_string(std::string_view text) {
   return t;
 }
 
-std::vector<OpSignature> parse_op_table(std::string_view text, const std::string& source) {
+std::vector<OpSignature> parse_op_table(std::string_view text, const std::string& source,
+                                        size_t first_line) {
   std::vector<OpSignature> out;
-  size_t line_no = 0;
+  size_t line_no = first_line - 1;
   auto fail = [&](const std::string& what) {
     throw Error(ErrorKind::Internal, source + ":" + std::to_string(line_no) + ": " + what);
   };

@@ -14,6 +14,46 @@
 #include <tiffio.h>
 #include <webp/decode.h>
 
+#include "oxs/eval/image/decode/libraries.h"
+
+// The libraries' functions by their usual names, through the pointers that
+// image_libraries() loads on first use (libraries.h).
+#define function image_libraries().function
+#define jpeg_std_error image_libraries().jpeg_std_error
+#define jpeg_CreateDecompress image_libraries().jpeg_CreateDecompress
+#define jpeg_destroy_decompress image_libraries().jpeg_destroy_decompress
+#define jpeg_finish_decompress image_libraries().jpeg_finish_decompress
+#define jpeg_mem_src image_libraries().jpeg_mem_src
+#define jpeg_read_header image_libraries().jpeg_read_header
+#define jpeg_read_scanlines image_libraries().jpeg_read_scanlines
+#define jpeg_start_decompress image_libraries().jpeg_start_decompress
+#define png_image_begin_read_from_memory image_libraries().png_image_begin_read_from_memory
+#define png_image_finish_read image_libraries().png_image_finish_read
+#define png_image_free image_libraries().png_image_free
+#define WebPDecodeRGBInto image_libraries().WebPDecodeRGBInto
+#define WebPGetInfo image_libraries().WebPGetInfo
+#define TIFFClientOpen image_libraries().TIFFClientOpen
+#define TIFFClose image_libraries().TIFFClose
+#define TIFFGetField image_libraries().TIFFGetField
+#define TIFFReadRGBAImageOriented image_libraries().TIFFReadRGBAImageOriented
+#define TIFFSetErrorHandler image_libraries().TIFFSetErrorHandler
+#define TIFFSetWarningHandler image_libraries().TIFFSetWarningHandler
+#define opj_create_decompress image_libraries().opj_create_decompress
+#define opj_decode image_libraries().opj_decode
+#define opj_destroy_codec image_libraries().opj_destroy_codec
+#define opj_end_decompress image_libraries().opj_end_decompress
+#define opj_image_destroy image_libraries().opj_image_destroy
+#define opj_read_header image_libraries().opj_read_header
+#define opj_set_default_decoder_parameters image_libraries().opj_set_default_decoder_parameters
+#define opj_setup_decoder image_libraries().opj_setup_decoder
+#define opj_stream_default_create image_libraries().opj_stream_default_create
+#define opj_stream_destroy image_libraries().opj_stream_destroy
+#define opj_stream_set_read_function image_libraries().opj_stream_set_read_function
+#define opj_stream_set_seek_function image_libraries().opj_stream_set_seek_function
+#define opj_stream_set_skip_function image_libraries().opj_stream_set_skip_function
+#define opj_stream_set_user_data image_libraries().opj_stream_set_user_data
+#define opj_stream_set_user_data_length image_libraries().opj_stream_set_user_data_length
+
 namespace oxs::eval::image {
 
 namespace {
