@@ -5,8 +5,8 @@ BUILD ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps configure build demo test test-asan fuzz bench format clean python print-python \
-  sweep-opinfo aten-coverage-doc sweep-torchvision
+.PHONY: all deps configure build demo test test-asan test-asan-ci test-tsan-ci fuzz bench format \
+  clean python print-python sweep-opinfo aten-coverage-doc sweep-torchvision
 
 # The project venv's Python (scripts/install-deps makes it; outside the
 # checkout, shared by every clone): the module is built for it and every
@@ -99,6 +99,35 @@ test-asan: deps
 	  $(CCACHE_FLAG) $(CMAKE_FLAGS)
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
 	cd $(ASAN_BUILD) && $(ASAN_ENV) ctest --output-on-failure -j $(JOBS)
+
+# The bounded sanitizer stage of .ci/run (docs/hostile-input.md, "Sanitizers
+# in CI"): the same ASan+UBSan build as test-asan, but only the oxs binary and
+# the ir, onnx, eval, script and rewrite test binaries and the fuzz corpus
+# replay (no Python module, ATen library, torch or CLI suites), and of their
+# tests those that are not whole-suite runners (conformance, ONNX Runtime
+# oracle, backend optimization, mutation fuzzing). test-tsan-ci builds the
+# thread pool and its tests alone with ThreadSanitizer (build-tsan/).
+ASAN_CI_TARGETS = oxs ir_tests onnx_tests eval_tests script_tests rewrite_tests fuzz_tests
+ASAN_CI_LABELS = ^(ir|onnx|eval|script|rewrite|fuzz)$$
+ASAN_CI_EXCLUDE = ^(eval_conformance|eval_robustness|eval_roundtrip|eval_ort|rewrite_backend|fuzz_mutate_)
+test-asan-ci: deps
+	cmake -S . -B $(ASAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release \
+	  "-DCMAKE_CXX_FLAGS_RELEASE=-O1 -DNDEBUG" \
+	  -DOXS_SANITIZE=address,undefined -DOXS_BUILD_BENCH=OFF -DOXS_PYTHON=$(PYTHON) \
+	  $(CCACHE_FLAG) $(CMAKE_FLAGS)
+	cmake --build $(ASAN_BUILD) -j $(JOBS) --target $(ASAN_CI_TARGETS)
+	cd $(ASAN_BUILD) && $(ASAN_ENV) ctest --output-on-failure -j $(JOBS) \
+	  -L '$(ASAN_CI_LABELS)' -E '$(ASAN_CI_EXCLUDE)'
+
+TSAN_BUILD ?= build-tsan
+test-tsan-ci: deps
+	cmake -S . -B $(TSAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release \
+	  "-DCMAKE_CXX_FLAGS_RELEASE=-O1 -DNDEBUG" \
+	  -DOXS_SANITIZE=thread -DOXS_BUILD_BENCH=OFF -DOXS_PYTHON=$(PYTHON) \
+	  $(CCACHE_FLAG) $(CMAKE_FLAGS)
+	cmake --build $(TSAN_BUILD) -j $(JOBS) --target eval_thread_pool_tests
+	TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
+	  $(TSAN_BUILD)/tests/eval/eval_thread_pool_tests
 
 # Every libFuzzer harness for FUZZ_SECONDS each (fuzz/run.sh, clang).
 FUZZ_SECONDS ?= 60

@@ -30,6 +30,11 @@ void single_op(const uint8_t* data, size_t size);
 void compile_script(const uint8_t* data, size_t size);
 // Model bytes -> load -> decompile -> compile the source.
 void decompile_roundtrip(const uint8_t* data, size_t size);
+// YAML text -> the pass configuration of `oxs opt -c`.
+void opt_config(const uint8_t* data, size_t size);
+// A declared type, a form and a payload -> the value `oxs run --input
+// NAME=...` reads (literals, .npy, .npz, .pb, .json files, sequences).
+void run_input(const uint8_t* data, size_t size);
 
 struct Harness {
   std::string_view name;  // also the corpus folder: fuzz/corpus/<name>/

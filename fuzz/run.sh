@@ -13,7 +13,7 @@ cd "$(dirname "$0")/.."
 seconds="${1:-60}"
 shift || true
 harnesses=("$@")
-[ ${#harnesses[@]} -gt 0 ] || harnesses=(load_model single_op compile_script decompile_roundtrip)
+[ ${#harnesses[@]} -gt 0 ] || harnesses=(load_model single_op compile_script decompile_roundtrip opt_config run_input)
 build=build-fuzz
 jobs="${JOBS:-$(nproc)}"
 

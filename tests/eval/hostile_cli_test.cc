@@ -1,6 +1,7 @@
 // Hostile input through `oxs run` ($OXS_BIN): a Loop with 2^62 trips stops
-// at --max-seconds, and Ctrl-C (SIGINT) stops a run cleanly; both exit 1
-// with a clear message and write no output file.
+// at --max-seconds, one that collects a scan output every trip stops at
+// --memory-limit-mb, and Ctrl-C (SIGINT) stops a run cleanly; each exits 1
+// with a clear message and writes no output file.
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -26,7 +27,10 @@ namespace {
 namespace fs = std::filesystem;
 
 // Loop(M = 2^62, cond = true) over one carried float[2]: runs for ever.
-ir::Model endless_loop() {
+// With `collect`, the body also returns a fresh float[2] as a scan output
+// every trip (the hostile replay's Loop that grew to 3.4 GB under
+// --memory-limit-mb 500).
+ir::Model endless_loop(bool collect = false) {
   ir::Model m;
   m.ir_version = 8;
   m.opset_imports = {{"", 17}};
@@ -38,16 +42,22 @@ ir::Model endless_loop() {
   body->add_output(cond);
   ir::Value* vv[] = {v};
   body->add_output(body->create_node("Neg", vv)->output(0));
+  if (collect) body->add_output(body->create_node("Abs", vv)->output(0));
   Tensor t(DataType::Bool, {});
   t.mutable_data<bool>()[0] = true;
   ir::Value* ins[] = {
       g.add_initializer("trip", std::make_shared<ir::Tensor>(i64({}, {int64_t{1} << 62}).to_ir())),
       g.add_initializer("cond", std::make_shared<ir::Tensor>(t.to_ir())),
       g.add_input("x", ir::Type::tensor(DataType::Float, ir::Shape{2}))};
-  ir::Node* loop = g.create_node("Loop", ins, 1);
+  ir::Node* loop = g.create_node("Loop", ins, collect ? 2 : 1);
+  loop->set_name("bomb");
   loop->set_attr(ir::Attr::of_graph("body", std::move(body)));
   loop->output(0)->set_name("y");
   g.add_output(loop->output(0));
+  if (collect) {
+    loop->output(1)->set_name("all");
+    g.add_output(loop->output(1));
+  }
   return m;
 }
 
@@ -58,16 +68,17 @@ class HostileCli : public ::testing::Test {
     ASSERT_NE(mkdtemp(pattern.data()), nullptr);
     dir_ = pattern;
     oxs::onnx::save(endless_loop(), (dir_ / "loop.onnx").string());
+    oxs::onnx::save(endless_loop(true), (dir_ / "collect.onnx").string());
   }
   void TearDown() override { fs::remove_all(dir_); }
 
   // Starts `oxs run` on the loop model (output to DIR/out) with `extra`
   // arguments; stderr and stdout go to DIR/log.
-  pid_t start(std::vector<std::string> extra) {
+  pid_t start(std::vector<std::string> extra, const char* model = "loop.onnx") {
     const char* bin = std::getenv("OXS_BIN");
     std::vector<std::string> args = {bin ? bin : OXS_BINARY_DIR "/oxs",
                                      "run",
-                                     (dir_ / "loop.onnx").string(),
+                                     (dir_ / model).string(),
                                      "--random",
                                      "--output-dir",
                                      (dir_ / "out").string()};
@@ -109,6 +120,23 @@ TEST_F(HostileCli, MaxSecondsStopsAnEndlessLoop) {
   EXPECT_EQ(wait_exit(pid), 1) << log();
   EXPECT_NE(log().find("time limit of 0.3 s"), std::string::npos) << log();
   EXPECT_FALSE(fs::exists(dir_ / "out" / "y.npy"));
+}
+
+TEST_F(HostileCli, MemoryLimitStopsALoopThatCollectsAScanOutputEveryTrip) {
+  // No time limit stops it first (the backstop of 120 s would say "time
+  // limit", which the test refuses): the memory limit alone does.
+  pid_t pid = start({"--memory-limit-mb", "50", "--max-seconds", "120"}, "collect.onnx");
+  ASSERT_GT(pid, 0);
+  EXPECT_EQ(wait_exit(pid), 1) << log();
+  // Every trip allocates (the body's Abs, the Loop's iteration number and
+  // condition) and collects: whichever charge passes the limit first is
+  // named, with its node.
+  const std::string text = log();
+  EXPECT_NE(text.find("oxs: error: node '"), std::string::npos) << text;
+  EXPECT_NE(text.find("would take the memory held by this run to"), std::string::npos) << text;
+  EXPECT_NE(text.find("over the limit of 52428800 bytes"), std::string::npos) << text;
+  EXPECT_EQ(text.find("time limit"), std::string::npos) << text;
+  EXPECT_FALSE(fs::exists(dir_ / "out" / "all.npy"));
 }
 
 TEST_F(HostileCli, CtrlCStopsTheRunCleanly) {

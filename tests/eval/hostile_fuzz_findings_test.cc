@@ -326,5 +326,17 @@ TEST(HostileFuzzFindings, ScratchBuffersSizedByAnEmptyInputMeetTheAllocationLimi
                    {"hostile", "the scores of 2147483648 x 1 values", "allocation limit"});
 }
 
+// The same with targets = 2^40 (found by oxs_fuzz_mutate single_op, seed 5,
+// 2026-11-27): 2^31 x 2^40 wraps int64 to 0, which checked_buffer took for
+// an empty buffer; the loop then wrote 2^71 scores into it (SIGSEGV).
+TEST(HostileFuzzFindings, ScratchBufferWhoseSizeWrapsToZeroIsRefused) {
+  ir::Model m = inputs_model("LinearRegressor", 1, 1, attrs(a_int("targets", int64_t{1} << 40)), 1);
+  m.opset_imports = {{"", 17}, {"ai.onnx.ml", 1}};
+  m.graph->first_node()->set_domain("ai.onnx.ml");
+  expect_run_error(
+      m, {{"x0", Tensor(DataType::Int64, {kHuge, 0})}},
+      {"hostile", "the scores of 2147483648 x 1099511627776 values", "allocation limit"});
+}
+
 }  // namespace
 }  // namespace oxs::eval::hostile

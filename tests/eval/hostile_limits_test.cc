@@ -64,7 +64,7 @@ TEST(HostileLimits, ScanOutputsOfALoopCountAgainstTheRunsMemory) {
   SessionOptions o;
   o.max_live_bytes = int64_t{64} << 20;
   expect_error(loop_model(1000, int64_t{1} << 18, true),
-               {"tensors alive in this run", "over the limit of 67108864 bytes"}, o);
+               {"would take the memory held by this run", "over the limit of 67108864 bytes"}, o);
   // Within the budget it runs.
   EXPECT_EQ(run_error(loop_model(10, 1024, true), o), "");
 }

@@ -4,11 +4,15 @@
 #include <fmt/core.h>
 
 #include <memory>
+#include <optional>
+#include <string_view>
 
 #include "oxs/cli/command.h"
 #include "oxs/cli/format.h"
 #include "oxs/cli/json_out.h"
+#include "oxs/eval/tensor.h"
 #include "oxs/infer/check_model.h"
+#include "oxs/ir/error.h"
 #include "oxs/ir/printable.h"
 #include "oxs/onnx/model_io.h"
 
@@ -42,6 +46,81 @@ std::string opset_summary(const ir::Model& m) {
   return others.empty() ? main : main + " (" + others + ")";
 }
 
+// A Loop of at least this many trips runs for longer than any machine
+// could: at a microsecond per trip, 2^40 trips take 12 days.
+constexpr int64_t kEndlessTrips = int64_t{1} << 40;
+
+// The value of `v` when it is a constant scalar of the model: an
+// initializer that is not a graph input, or the output of a Constant node.
+std::optional<eval::Tensor> constant_scalar(const ir::Value* v) {
+  if (!v) return std::nullopt;
+  std::shared_ptr<const ir::Tensor> t;
+  if (v->const_value() && !v->is_graph_input()) {
+    t = v->const_value();
+  } else if (const ir::Node* p = v->producer();
+             p && p->op_type() == "Constant" && p->domain().empty()) {
+    if (const ir::Attr* a = p->attr("value"); a && !a->is_reference()) t = a->t;
+  }
+  if (!t) return std::nullopt;
+  try {
+    eval::Tensor e = eval::Tensor::from_ir(*t);
+    if (e.numel() != 1) return std::nullopt;
+    return e;
+  } catch (const Error&) {
+    return std::nullopt;  // unreadable: the other checks say why
+  }
+}
+
+bool constant_true(const ir::Value* v) {
+  std::optional<eval::Tensor> t = constant_scalar(v);
+  return t && t->dtype() == ir::DataType::Bool && t->get_as_double(0) != 0;
+}
+
+// Whether a Loop body's condition output stays true when it entered true:
+// the body's condition input passed through (directly or by Identity), or a
+// constant true.
+bool body_keeps_condition(const ir::Graph& body) {
+  if (body.inputs().size() < 2 || body.outputs().empty()) return false;
+  const ir::Value* out = body.outputs()[0];
+  for (int hops = 0; out && hops < 64; ++hops) {
+    if (out == body.inputs()[1]) return true;
+    const ir::Node* p = out->producer();
+    if (!p || p->op_type() != "Identity" || !p->domain().empty()) break;
+    out = p->input(0);
+  }
+  return constant_true(out);
+}
+
+// Loops whose constant trip count (2^40 or more) and condition that stays
+// true make them run longer than any machine could: `oxs run` stops them
+// only at --max-seconds or Ctrl-C, so `oxs check` says so before anyone
+// runs one (a warning: the model is valid).
+std::vector<std::string> endless_loops(const ir::Model& model) {
+  std::vector<std::string> found;
+  auto visit = [&found](ir::Node* n) {
+    if (n->op_type() != "Loop" || !n->domain().empty()) return;
+    const ir::Attr* body = n->attr("body");
+    if (!body || !body->g) return;
+    std::optional<eval::Tensor> trips = constant_scalar(n->input(0));
+    if (!trips || trips->dtype() != ir::DataType::Int64) return;
+    const int64_t m = trips->scalar_int();
+    if (m < kEndlessTrips) return;
+    const ir::Value* cond = n->num_inputs() > 1 ? n->input(1) : nullptr;
+    if ((cond && !constant_true(cond)) || !body_keeps_condition(*body->g)) return;
+    int log2 = 0;
+    while (log2 < 62 && (int64_t{1} << (log2 + 1)) <= m) ++log2;
+    found.push_back("node '" + n->display_name() + "' (Loop) runs " + std::to_string(m) +
+                    " trips (2^" + std::to_string(log2) + " or more) with a condition that stays " +
+                    "true: no machine finishes it; `oxs run` stops it only at --max-seconds or " +
+                    "Ctrl-C (Python: run(..., timeout=))");
+  };
+  model.graph->for_each_node_recursive(visit);
+  for (const auto& f : model.functions) {
+    if (f->body) f->body->for_each_node_recursive(visit);
+  }
+  return found;
+}
+
 int report_problems(const CheckArgs& args, size_t problems) {
   fmt::print(stderr, "oxs: error: {}: {} problem{} found\n", ir::printable(args.path), problems,
              problems == 1 ? "" : "s");
@@ -52,26 +131,27 @@ int run_check(const CheckArgs& args) {
   ir::Model model = onnx::load(args.path, args.load);
   size_t problems = 0;
   Json issues = Json::array();
-  // One problem (or a note): a line on stderr, or an entry of the JSON list.
-  auto emit = [&](bool note, const std::string& stage, const std::string& message) {
+  // One problem (or a note or warning): a line on stderr, or an entry of
+  // the JSON list. Only errors are problems.
+  auto emit = [&](const char* severity, const std::string& stage, const std::string& message) {
     if (args.json) {
-      issues.push_back(
-          {{"severity", note ? "note" : "error"}, {"stage", stage}, {"message", message}});
+      issues.push_back({{"severity", severity}, {"stage", stage}, {"message", message}});
     } else {
       // The verifier's messages start with their location, as they always did.
       const std::string prefix = stage == "verifier" ? "" : stage + ": ";
-      fmt::print(stderr, "oxs: {}: {}: {}{}\n", note ? "note" : "error", ir::printable(args.path),
-                 prefix, ir::printable_lines(message));
+      fmt::print(stderr, "oxs: {}: {}: {}{}\n", severity, ir::printable(args.path), prefix,
+                 ir::printable_lines(message));
     }
-    if (!note) ++problems;
+    if (std::string_view(severity) == "error") ++problems;
   };
   schema::ConformanceOptions options;
   options.model_dir = directory_of(args.path);
   options.shape_inference = !args.no_shape_inference;
   options.strict = !args.lenient;
   for (const infer::CheckIssue& issue : infer::check_model(model, options)) {
-    emit(issue.note, issue.stage, issue.message);
+    emit(issue.note ? "note" : "error", issue.stage, issue.message);
   }
+  for (const std::string& message : endless_loops(model)) emit("warning", "run time", message);
   if (args.json) {
     Json j = json_document("check");
     j["file"] = args.path;
@@ -101,8 +181,9 @@ Run setup_check(CLI::App& app) {
       "Runs oxs's structural verifier (SSA, definitions before use, subgraph scopes), oxs's\n"
       "op checks (every op, attribute and type against its signature, any opset up to 28),\n"
       "then libonnx's checker and strict shape inference where libonnx knows the opsets\n"
-      "(ai.onnx <= 17), oxs's own inference beyond.\n"
-      "Exit code 0 when the model is valid, 1 when problems were found.\n\n"
+      "(ai.onnx <= 17), oxs's own inference beyond. Warns about a Loop that no machine could\n"
+      "finish (a constant trip count of 2^40 or more with a condition that stays true).\n"
+      "Exit code 0 when the model is valid (warnings included), 1 when problems were found.\n\n"
       "Example:\n  oxs check examples/models/mlp.onnx\n  ok: 4 nodes, opset 17\n");
   return [args] { return run_check(*args); };
 }

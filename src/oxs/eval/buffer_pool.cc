@@ -1,5 +1,6 @@
 #include "oxs/eval/buffer_pool.h"
 
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
@@ -43,13 +44,15 @@ class Pool {
     {
       std::lock_guard<std::mutex> lock(mu_);
       capacity_ = bytes;
-      for (auto& [size, list] : free_) {
-        while (cached_ > capacity_ && !list.empty()) {
-          drop.push_back(list.back());
-          list.pop_back();
-          cached_ -= size;
-        }
-      }
+      drop = take_over(capacity_);
+    }
+    for (void* p : drop) std::free(p);
+  }
+  void trim(size_t keep) {
+    std::vector<void*> drop;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      drop = take_over(keep);
     }
     for (void* p : drop) std::free(p);
   }
@@ -57,15 +60,25 @@ class Pool {
     std::lock_guard<std::mutex> lock(mu_);
     return capacity_;
   }
-  size_t cached() {
-    std::lock_guard<std::mutex> lock(mu_);
-    return cached_;
-  }
+  size_t cached() const { return cached_.load(std::memory_order_relaxed); }
 
  private:
+  // Removes cached buffers until at most `keep` bytes stay; mu_ held.
+  std::vector<void*> take_over(size_t keep) {
+    std::vector<void*> drop;
+    for (auto& [size, list] : free_) {
+      while (cached_ > keep && !list.empty()) {
+        drop.push_back(list.back());
+        list.pop_back();
+        cached_ -= size;
+      }
+    }
+    return drop;
+  }
+
   std::mutex mu_;
   std::unordered_map<size_t, std::vector<void*>> free_;
-  size_t cached_ = 0;
+  std::atomic<size_t> cached_{0};
   size_t capacity_ = size_t{1} << 30;
 };
 
@@ -112,6 +125,9 @@ void set_pool_capacity(size_t bytes) {
 }
 size_t pool_cached_bytes() {
   return pool().cached();
+}
+void trim_pool(size_t bytes) {
+  pool().trim(bytes);
 }
 
 }  // namespace oxs::eval

@@ -6,7 +6,8 @@
 // are handed out again for the next request of that size. The pool keeps at
 // most pool_capacity() bytes (default 1 GiB, or the environment variable
 // OXS_BUFFER_POOL_BYTES; 0 turns pooling off) and frees the rest; it is
-// shared by all sessions and thread-safe.
+// shared by all sessions and thread-safe. A run with a memory limit trims
+// the cache so that its live and cached bytes stay within the limit.
 #pragma once
 
 #include <cstddef>
@@ -27,7 +28,10 @@ size_t pool_capacity();
 // 0 disables pooling (buffers are freed at once); cached buffers over the new
 // capacity are freed.
 void set_pool_capacity(size_t bytes);
-// Bytes currently cached (for tests and benchmarks).
+// Bytes currently cached (lock-free: read on every charge of a run's budget).
 size_t pool_cached_bytes();
+// Frees cached buffers until at most `bytes` stay cached (the capacity is
+// unchanged): a run with a memory limit counts the cache against it.
+void trim_pool(size_t bytes);
 
 }  // namespace oxs::eval

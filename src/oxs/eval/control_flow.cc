@@ -1,5 +1,7 @@
 // Control flow: If, Loop, Scan. Bodies run through the executor
 // (KernelContext::run_subgraph) and see the enclosing scopes' values.
+#include <algorithm>
+
 #include "oxs/eval/kernel_util.h"
 #include "oxs/eval/validate/checked.h"
 #include "oxs/eval/validate/run_limits.h"
@@ -44,6 +46,44 @@ Tensor stack(const KernelContext& ctx, const std::vector<Tensor>& parts, int64_t
   return concat_tensors(ptrs, axis);
 }
 
+// The scan outputs a Loop or Scan collects, one part per iteration: each
+// part's bytes (what the stacked output will take) and bookkeeping are
+// charged to the run as the parts accumulate, so that a loop collecting
+// even an empty or shared tensor every trip stops at the memory limit, named,
+// instead of growing until the machine runs out. The charge is released
+// just before the parts are stacked (the stacked tensor is charged then).
+class CollectedParts {
+ public:
+  explicit CollectedParts(const ir::Graph& body) : body_(body) {}
+  void add(size_t output, int64_t iterations, const Value& v) {
+    int64_t bytes = held_overhead(v);
+    if (v.is_tensor()) bytes += int64_t(v.tensor().nbytes());
+    charge_.add(bytes, [&] {
+      const ir::Value* out = body_.outputs()[output];
+      return "scan output '" + out->name() + "' after " + std::to_string(iterations) +
+             " iterations (" + std::to_string(charge_.bytes()) + " bytes collected, each part " +
+             v.describe() + ")";
+    });
+  }
+  void release() { charge_.release(); }
+
+ private:
+  const ir::Graph& body_;
+  MemoryCharge charge_;
+};
+
+// A tensor, a map, a sequence of tensors, or an optional of one of these.
+bool holds_only_tensors(const Value& v) {
+  if (v.is_sequence()) {
+    return std::all_of(v.items().begin(), v.items().end(),
+                       [](const Value& e) { return e.is_tensor(); });
+  }
+  if (v.is_optional()) {
+    return !v.has_element() || (!v.element().is_optional() && holds_only_tensors(v.element()));
+  }
+  return true;
+}
+
 void loop_k(KernelContext& ctx) {
   const ir::Graph& body = ctx.attr_graph("body");
   int64_t max_trip = std::numeric_limits<int64_t>::max();
@@ -64,25 +104,40 @@ void loop_k(KernelContext& ctx) {
   for (size_t i = 0; i < n_carried; ++i) carried.push_back(ctx.input(i + 2));
   std::vector<std::vector<Tensor>> scans(n_scan);
   std::vector<std::vector<Value>> scan_seq(n_scan);
+  CollectedParts collected(body);
   for (int64_t it = 0; it < max_trip && cond; ++it) {
     poll_run_limits(1024);
     std::vector<Value> in;
+    in.reserve(2 + n_carried);
     in.push_back(Tensor::of<int64_t>(DataType::Int64, {}, std::vector<int64_t>{it}));
     in.push_back(Tensor::of<bool>(DataType::Bool, {}, std::span<const bool>(&cond, 1)));
-    for (auto& v : carried) in.push_back(v);
-    std::vector<Value> out = ctx.run_subgraph(body, in);
+    // Handed over, not copied: a carried sequence the body appends to is
+    // then held by the body alone and grows in place.
+    for (auto& v : carried) in.push_back(std::move(v));
+    std::vector<Value> out = ctx.run_subgraph_taking(body, std::move(in));
     if (!out[0].is_tensor()) ctx.fail("the body's condition output must be a bool tensor");
     cond = scalar_bool(ctx, out[0].tensor(), "the body's condition output");
     for (size_t i = 0; i < n_carried; ++i) carried[i] = std::move(out[1 + i]);
     for (size_t i = 0; i < n_scan; ++i) {
       Value& v = out[1 + n_carried + i];
+      collected.add(1 + n_carried + i, it + 1, v);
       if (v.is_tensor()) {
         scans[i].push_back(v.tensor());
       } else {
+        // Collected into a sequence: only a value whose own elements are
+        // tensors, so that a Loop inside a Loop cannot nest its carried
+        // value one level deeper every trip (freeing a million levels
+        // overflowed the stack).
+        if (!holds_only_tensors(v)) {
+          ctx.fail("scan output " + std::to_string(i) + " is " + v.describe() +
+                   ", which holds more than tensors; a scan output is a tensor, a sequence of "
+                   "tensors or an optional of one");
+        }
         scan_seq[i].push_back(v);
       }
     }
   }
+  collected.release();
   for (size_t i = 0; i < n_carried; ++i) ctx.set_output(i, carried[i]);
   for (size_t i = 0; i < n_scan; ++i) {
     if (!scan_seq[i].empty()) {
@@ -126,6 +181,7 @@ void scan_k(KernelContext& ctx) {
     batch = ctx.num_inputs() > first ? ctx.tensor(first).dim(0) : 0;
   }
   std::vector<std::vector<Tensor>> final_states(n_state), final_scans(n_scan_out);
+  CollectedParts collected(body);
   for (int64_t b = 0; b < batch; ++b) {
     auto take_batch = [&](const Tensor& t) {
       if (!v8) return t;
@@ -171,10 +227,12 @@ void scan_k(KernelContext& ctx) {
       for (size_t i = 0; i < n_state; ++i) state[i] = out[i];
       for (size_t i = 0; i < n_scan_out; ++i) {
         if (!out[n_state + i].is_tensor()) ctx.fail("scan outputs must be tensors");
+        collected.add(n_state + i, t + 1, out[n_state + i]);
         outs[i].push_back(out[n_state + i].tensor());
       }
     }
     for (size_t i = 0; i < n_state; ++i) final_states[i].push_back(state[i].tensor());
+    collected.release();  // the parts are stacked now, and charged as one tensor
     for (size_t i = 0; i < n_scan_out; ++i) {
       if (out_dirs[i]) std::reverse(outs[i].begin(), outs[i].end());
       int64_t r = outs[i].empty() ? 1 : int64_t(outs[i][0].rank()) + 1;

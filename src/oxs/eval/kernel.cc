@@ -16,6 +16,16 @@ const Value& KernelContext::input(size_t i) const {
   return *inputs_[i];
 }
 
+Value KernelContext::take_input(size_t i) {
+  const Value& v = input(i);
+  if (i >= 64 || !(dying_ >> i & 1)) return v;
+  // The frame owns the value and drops it after this node: hand it over.
+  Value& owned = const_cast<Value&>(v);
+  Value taken = std::move(owned);
+  owned = Value();
+  return taken;
+}
+
 const Tensor& KernelContext::tensor(size_t i) const {
   const Value& v = input(i);
   if (!v.is_tensor()) {

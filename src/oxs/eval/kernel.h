@@ -40,9 +40,10 @@ struct AttrScope {
 class SubgraphRunner {
  public:
   virtual ~SubgraphRunner() = default;
-  // Runs `g` with its formal inputs bound to `inputs`; outer-scope values are
-  // read from the frame of the node being executed.
-  virtual std::vector<Value> run_subgraph(const ir::Graph& g, std::span<const Value> inputs) = 0;
+  // Runs `g` with its formal inputs bound to `inputs` (moved into its frame,
+  // so a body may take a value it alone holds); outer-scope values are read
+  // from the frame of the node being executed.
+  virtual std::vector<Value> run_subgraph(const ir::Graph& g, std::vector<Value> inputs) = 0;
   // Runs `nodes` of `g` (the graph of the node being executed), in the order
   // given, in a scope where `bound` values override the frame's and `g`'s
   // initializers are visible; returns the values of `wanted` (None for a
@@ -110,7 +111,12 @@ class KernelContext {
   const ir::Graph& attr_graph(std::string_view name) const;
 
   std::vector<Value> run_subgraph(const ir::Graph& g, std::span<const Value> inputs) {
-    return runner_->run_subgraph(g, inputs);
+    return runner_->run_subgraph(g, std::vector<Value>(inputs.begin(), inputs.end()));
+  }
+  // The same, handing the values over (a Loop's carried values: a sequence
+  // the body appends to is then held by the body alone and grows in place).
+  std::vector<Value> run_subgraph_taking(const ir::Graph& g, std::vector<Value>&& inputs) {
+    return runner_->run_subgraph(g, std::move(inputs));
   }
   std::vector<Value> run_nodes(const ir::Graph& g, std::span<const ir::Node* const> nodes,
                                std::span<const std::pair<const ir::Value*, Value>> bound,
@@ -140,6 +146,14 @@ class KernelContext {
   // this node holds it (the session's memory plan); alloc_output_reusing
   // may then take its buffer.
   void set_reusable_inputs(uint64_t mask) { reusable_ = mask; }
+  // Bit i set: input i's value belongs to the frame of this node's graph,
+  // is read by no later node or subgraph, is not a graph output and fills
+  // no other input slot (the session's plan); take_input may then take it.
+  void set_dying_inputs(uint64_t mask) { dying_ = mask; }
+  // Input i as a value the kernel may change: the frame's value itself when
+  // it dies at this node (the frame's slot is left empty), else a copy
+  // (which shares its buffers and elements with the frame's value).
+  Value take_input(size_t i);
   // Whether alloc_output_reusing took an input's buffer for some output.
   bool reused_input() const { return reused_; }
 
@@ -162,6 +176,7 @@ class KernelContext {
   KernelStates* states_ = nullptr;
   FusedTail* tail_ = nullptr;
   uint64_t reusable_ = 0;
+  uint64_t dying_ = 0;
   std::span<const std::vector<int64_t>* const> perms_;
   bool reused_ = false;
 };

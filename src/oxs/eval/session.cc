@@ -65,6 +65,13 @@ struct Plan {
   // tensor also owns its buffer alone (no Identity/Reshape alias alive) is
   // checked when the kernel asks.
   std::vector<uint64_t> reusable;
+  // dying[k] bit i: input i of order[k] (a node run alone, without
+  // subgraphs) is a value of this graph's frame (computed here or an input
+  // of this graph), read by no later node or subgraph, not a graph output,
+  // and in no other input slot of order[k]: the kernel may take the value
+  // itself (KernelContext::take_input), e.g. to append to a sequence in
+  // place.
+  std::vector<uint64_t> dying;
   // fold[k]: order[k] is a Transpose (with this perm, else null) whose
   // output's only reader is one MatMul of this graph, and which keeps the
   // last axis among the last two (so the MatMul reads its input in place as
@@ -210,7 +217,23 @@ Plan make_plan(const ir::Graph& g, bool fuse, bool fold_transposes) {
     }
     return mask;
   };
+  std::unordered_set<const ir::Value*> graph_inputs(g.inputs().begin(), g.inputs().end());
+  auto dying_mask = [&](const ir::Node* n, size_t pos) {
+    uint64_t mask = 0;
+    for (size_t i = 0; i < n->num_inputs() && i < 64; ++i) {
+      const ir::Value* v = n->input(i);
+      if (!v || (!computed.count(v) && !graph_inputs.count(v)) || outputs.count(v) ||
+          last_pos[v] != pos) {
+        continue;
+      }
+      bool repeated = false;
+      for (size_t j = 0; j < n->num_inputs(); ++j) repeated |= j != i && n->input(j) == v;
+      if (!repeated) mask |= uint64_t(1) << i;
+    }
+    return mask;
+  };
   p.reusable.assign(p.order.size(), 0);
+  p.dying.assign(p.order.size(), 0);
   p.chain_reusable.resize(p.order.size());
   p.chain_lend.resize(p.order.size());
   for (size_t k = 0; k < p.order.size(); ++k) {
@@ -238,6 +261,7 @@ Plan make_plan(const ir::Graph& g, bool fuse, bool fold_transposes) {
     // A fused group runs its Conv, which writes a fresh output.
     if (!n->subgraphs().empty() || p.fused[k]) continue;
     p.reusable[k] = mask_at(first_pos[k]);
+    p.dying[k] = dying_mask(n, first_pos[k]);
   }
   p.fold.assign(p.order.size(), nullptr);
   if (fold_transposes) {
@@ -338,7 +362,7 @@ class Session::Executor {
           perms[i] = it->second;
           folded.erase(it);
         }
-        run_node(n, f, reuse_ ? p.reusable[k] : 0, perms);
+        run_node(n, f, reuse_ ? p.reusable[k] : 0, perms, nullptr, reuse_ ? p.dying[k] : 0);
       }
       for (const ir::Value* v : p.release_after[k]) f.values.erase(v);
     }
@@ -373,7 +397,7 @@ class Session::Executor {
   }
 
   // Subgraph of a node run in `parent`'s scope.
-  std::vector<Value> run_subgraph(const ir::Graph& g, std::span<const Value> inputs,
+  std::vector<Value> run_subgraph(const ir::Graph& g, std::vector<Value> inputs,
                                   const Frame& parent) {
     if (inputs.size() > g.inputs().size()) {
       throw Error(ErrorKind::Invalid, "subgraph '" + g.name() + "' takes " +
@@ -385,7 +409,9 @@ class Session::Executor {
     f.attrs = parent.attrs;
     f.opsets = parent.opsets;
     f.depth = parent.depth + 1;
-    for (size_t i = 0; i < inputs.size(); ++i) f.values.emplace(g.inputs()[i], inputs[i]);
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      f.values.emplace(g.inputs()[i], std::move(inputs[i]));
+    }
     bind_initializers(g, f);
     run_graph(g, f);
     return collect_outputs(g, f);
@@ -439,8 +465,8 @@ class Session::Executor {
   class NodeRunner final : public SubgraphRunner {
    public:
     NodeRunner(Executor& ex, const Frame& f) : ex_(ex), f_(f) {}
-    std::vector<Value> run_subgraph(const ir::Graph& g, std::span<const Value> inputs) override {
-      return ex_.run_subgraph(g, inputs, f_);
+    std::vector<Value> run_subgraph(const ir::Graph& g, std::vector<Value> inputs) override {
+      return ex_.run_subgraph(g, std::move(inputs), f_);
     }
     std::vector<Value> run_nodes(const ir::Graph& g, std::span<const ir::Node* const> nodes,
                                  std::span<const std::pair<const ir::Value*, Value>> bound,
@@ -585,9 +611,11 @@ class Session::Executor {
   // `reusable`: the plan's reusable inputs of `n` (Plan::reusable).
   // `perms`: per input, the perm of a folded Transpose that computes it
   // (empty: none). `tail`: the Add/Relu/HardSwish of a fused group when `n` is its Conv.
+  // `dying`: the plan's inputs of `n` that the kernel may take
+  // (Plan::dying).
   void run_node(const ir::Node& n, Frame& f, uint64_t reusable = 0,
-                std::span<const std::vector<int64_t>* const> perms = {},
-                FusedTail* tail = nullptr) {
+                std::span<const std::vector<int64_t>* const> perms = {}, FusedTail* tail = nullptr,
+                uint64_t dying = 0) {
     if (stack_headroom_low()) {
       throw_nested_too_deeply("node '" + n.display_name() + "' (" + n.op_type() + ")");
     }
@@ -626,10 +654,16 @@ class Session::Executor {
         ctx.set_kernel_states(&kernel_states_);
         ctx.set_fused_tail(tail);
         ctx.set_reusable_inputs(reusable);
+        ctx.set_dying_inputs(dying);
         ctx.set_input_perms(perms);
         try {
           k(ctx);
           if (ctx.reused_input()) ++buffers_reused_;
+          // The text of strings a kernel made counts against the run's
+          // memory (a StringConcat doubling a string every trip).
+          for (Value& o : outputs) {
+            if (o.is_tensor()) o.tensor().charge_string_bytes();
+          }
         } catch (const Error& e) {
           if (!e.where().node.empty()) throw;
           throw Error(e.kind(), n.op_type() + ": " + e.message(), {.node = n.display_name()});

@@ -24,25 +24,27 @@ int64_t default_allocation_limit() {
 }
 std::atomic<int64_t> g_limit{default_allocation_limit()};
 
-// Charges `bytes` to the budget of the run on this thread (if any) and wraps
-// `buf` so that freeing it refunds them. Throws before anything is allocated
-// when the run would hold more than its budget.
+// Charges `bytes` to the budget of the run on this thread (if any). Throws
+// before anything is allocated when the run would hold more than its budget.
 void charge_run_budget(int64_t bytes, const Dims& dims, DataType dtype) {
   RunLimits* limits = current_run_limits();
   if (!limits) return;
-  MemoryBudget& b = *limits->budget();
-  int64_t now = b.live.fetch_add(bytes) + bytes;
-  if (b.limit > 0 && now > b.limit) {
-    b.live.fetch_sub(bytes);
-    throw Error(ErrorKind::Input,
-                "a " + std::string(ir::dtype_name(dtype)) + " tensor of shape " +
-                    dims_to_string(dims) + " (" + std::to_string(bytes) +
-                    " bytes) would take the tensors alive in this run to " + std::to_string(now) +
-                    " bytes, over the limit of " + std::to_string(b.limit) +
-                    " bytes; check the input shapes and loop counts (or --memory-limit-mb)");
-  }
-  if (now > b.peak) b.peak = now;
+  limits->budget()->charge(bytes, [&] {
+    return "a " + std::string(ir::dtype_name(dtype)) + " tensor of shape " + dims_to_string(dims) +
+           " (" + std::to_string(bytes) + " bytes)";
+  });
 }
+
+// The elements of a string tensor and their charge: sizeof(std::string) per
+// element when made, plus the heap bytes of long strings once a kernel has
+// written them (Tensor::charge_string_bytes).
+struct StringStore {
+  std::vector<std::string> strings;
+  MemoryCharge charge;
+  // Kernels write only the tensors they make, so the text is final once
+  // the kernel that made it returned: counted once, not on every pass.
+  bool heap_counted = false;
+};
 
 std::shared_ptr<void> refund_on_free(std::shared_ptr<void> buf, int64_t bytes) {
   RunLimits* limits = current_run_limits();
@@ -95,25 +97,50 @@ std::string dims_to_string(const Dims& dims) {
 Tensor::Tensor(DataType dtype, Dims dims) : dtype_(dtype), dims_(std::move(dims)) {
   numel_ = checked_numel(dims_);
   if (dtype == DataType::String) {
-    if (numel_ > allocation_limit() / 32) {
+    if (numel_ > allocation_limit() / int64_t(sizeof(std::string))) {
       throw Error(ErrorKind::Input, "a string tensor of shape " + dims_to_string(dims_) +
                                         " is over the evaluator's memory limit");
     }
-    int64_t charged = numel_ * 32;
-    charge_run_budget(charged, dims_, dtype);
-    try {
-      strings_ = std::make_shared<std::vector<std::string>>(static_cast<size_t>(numel_));
-    } catch (...) {
-      if (RunLimits* l = current_run_limits()) l->budget()->live.fetch_sub(charged);
-      throw;
-    }
+    auto store = std::make_shared<StringStore>();
+    store->charge.add(numel_ * int64_t(sizeof(std::string)),
+                      [&] { return "a string tensor of shape " + dims_to_string(dims_); });
+    store->strings.resize(static_cast<size_t>(numel_));
+    strings_ = std::shared_ptr<std::vector<std::string>>(store, &store->strings);
     data_ = strings_->data();
-    if (current_run_limits()) {
-      keep_ = refund_on_free(std::shared_ptr<void>(strings_, strings_.get()), charged);
-    }
+    keep_ = std::move(store);
     return;
   }
   allocate(true);
+}
+
+void Tensor::charge_string_bytes() {
+  if (dtype_ != DataType::String || !keep_) return;
+  // keep_ of a string tensor is always its StringStore (the constructor
+  // above is the only maker of string storage).
+  auto* store = static_cast<StringStore*>(const_cast<void*>(keep_.get()));
+  if (store->heap_counted) return;
+  int64_t heap = 0;
+  for (const std::string& e : store->strings) {
+    // Beyond the small-string buffer inside std::string, an element owns
+    // capacity + 1 bytes on the heap.
+    if (e.capacity() > 15) heap += int64_t(e.capacity()) + 1;
+  }
+  if (heap > allocation_limit()) {
+    throw Error(ErrorKind::Input, "a string tensor of shape " + dims_to_string(dims_) + " holds " +
+                                      std::to_string(heap) +
+                                      " bytes of text, more than the limit of " +
+                                      std::to_string(allocation_limit()) + " bytes");
+  }
+  store->charge.add(heap, [&] {
+    return "the text of a string tensor of shape " + dims_to_string(dims_) + " (" +
+           std::to_string(heap) + " bytes)";
+  });
+  store->heap_counted = true;
+}
+
+int64_t held_overhead(const Value& v) {
+  int64_t rank = v.is_tensor() ? int64_t(v.tensor().rank()) : 0;
+  return int64_t(sizeof(Value)) + 8 * rank + 128;
 }
 
 Tensor Tensor::uninitialized(DataType dtype, Dims dims) {
@@ -307,11 +334,57 @@ std::vector<int64_t> Tensor::to_int_vector() const {
 
 // ---- Value ----
 
+// A sequence's elements with the charge for their bookkeeping.
+struct SequenceStore {
+  std::vector<Value> items;
+  MemoryCharge charge;
+
+  void charge_for(int64_t bytes) {
+    charge.add(bytes, [&] {
+      return "a sequence of " + std::to_string(items.size()) + " elements (" +
+             std::to_string(charge.bytes() + bytes) + " bytes of element bookkeeping)";
+    });
+  }
+};
+
 Value Value::sequence(std::vector<Value> items, ir::Type elem_type) {
   Value v;
   v.kind_ = Kind::Sequence;
-  v.seq_ = std::make_shared<std::vector<Value>>(std::move(items));
+  v.seq_ = std::make_shared<SequenceStore>();
+  int64_t bytes = 0;
+  for (const Value& e : items) bytes += held_overhead(e);
+  v.seq_->items = std::move(items);
+  v.seq_->charge_for(bytes);
   v.elem_type_ = std::move(elem_type);
+  return v;
+}
+
+Value Value::sequence_inserted(Value& seq, size_t pos, Value item) {
+  if (seq.seq_.use_count() != 1) {
+    std::vector<Value> items;
+    items.reserve(seq.items().size() + 1);
+    items.insert(items.end(), seq.items().begin(), seq.items().begin() + std::ptrdiff_t(pos));
+    items.push_back(std::move(item));
+    items.insert(items.end(), seq.items().begin() + std::ptrdiff_t(pos), seq.items().end());
+    return sequence(std::move(items), seq.elem_type_);
+  }
+  Value v = std::move(seq);
+  v.seq_->charge_for(held_overhead(item));
+  v.seq_->items.insert(v.seq_->items.begin() + std::ptrdiff_t(pos), std::move(item));
+  return v;
+}
+
+Value Value::sequence_erased(Value& seq, size_t pos) {
+  if (seq.seq_.use_count() != 1) {
+    std::vector<Value> items;
+    items.reserve(seq.items().size());
+    for (size_t i = 0; i < seq.items().size(); ++i) {
+      if (i != pos) items.push_back(seq.items()[i]);
+    }
+    return sequence(std::move(items), seq.elem_type_);
+  }
+  Value v = std::move(seq);
+  v.seq_->items.erase(v.seq_->items.begin() + std::ptrdiff_t(pos));
   return v;
 }
 
@@ -365,13 +438,13 @@ const std::vector<Value>& Value::items() const {
   if (kind_ != Kind::Sequence) {
     throw Error(ErrorKind::Invalid, "expected a sequence but got " + describe());
   }
-  return *seq_;
+  return seq_->items;
 }
 std::vector<Value>& Value::items() {
   if (kind_ != Kind::Sequence) {
     throw Error(ErrorKind::Invalid, "expected a sequence but got " + describe());
   }
-  return *seq_;
+  return seq_->items;
 }
 const Value& Value::element() const {
   if (kind_ != Kind::Optional || !opt_) {
@@ -387,7 +460,7 @@ std::string Value::describe() const {
     case Kind::Tensor:
       return std::string(ir::dtype_name(tensor_.dtype())) + dims_to_string(tensor_.dims());
     case Kind::Sequence:
-      return "seq[" + std::to_string(seq_->size()) + "]";
+      return "seq[" + std::to_string(seq_->items.size()) + "]";
     case Kind::Optional:
       return opt_ ? "optional(" + opt_->describe() + ")" : "optional(empty)";
     case Kind::Map:

@@ -100,6 +100,13 @@ class Tensor {
   // alias alive): a kernel may then write its output into it (in place).
   bool sole_owner() const { return owned_ && keep_.use_count() == 1; }
 
+  // For a string tensor: charges the heap bytes of its elements (those
+  // longer than the small-string buffer) to the run's budget, once per
+  // string storage (the executor calls it on every string a kernel
+  // returns). Throws oxs::Error when the text alone is over the allocation
+  // limit or the run would pass its budget. A no-op for other types.
+  void charge_string_bytes();
+
   // Element i as double (numeric types and bool), for printing and tests.
   double get_as_double(int64_t i) const;
   // Reads a 0-D or 1-element integer tensor (int32/int64) as int64.
@@ -120,6 +127,8 @@ class Tensor {
   bool owned_ = false;  // data_ lies in a buffer allocate() made
 };
 
+struct SequenceStore;  // a sequence's elements and their charge (tensor.cc)
+
 // A runtime value: a tensor, a sequence, an optional or a map. `type` is kept
 // for empty sequences and empty optionals, whose element type cannot be
 // derived.
@@ -129,7 +138,16 @@ class Value {
 
   Value() = default;
   Value(Tensor t) : kind_(Kind::Tensor), tensor_(std::move(t)) {}  // NOLINT: implicit
+  // A sequence's element bookkeeping (held_overhead per element) is charged
+  // to the run's budget for as long as the elements live.
   static Value sequence(std::vector<Value> items, ir::Type elem_type = {});
+  // `seq` (a sequence) with `item` inserted at `pos` (<= its length), or
+  // with element `pos` (< its length) erased. When no other value shares
+  // `seq`'s elements they are taken over rather than copied (an append is
+  // O(1), so a Loop that grows a sequence stays linear) and `seq` is left
+  // without elements; otherwise they are copied and `seq` is unchanged.
+  static Value sequence_inserted(Value& seq, size_t pos, Value item);
+  static Value sequence_erased(Value& seq, size_t pos);
   static Value optional(std::optional<Value> v, ir::Type elem_type = {});
   // A map of keys[i] -> values[i]: `keys` a 1-D int64 or string tensor,
   // `values` a 1-D tensor of the same length (one scalar per entry, as the
@@ -164,11 +182,17 @@ class Value {
  private:
   Kind kind_ = Kind::None;
   Tensor tensor_;
-  std::shared_ptr<std::vector<Value>> seq_;
+  std::shared_ptr<SequenceStore> seq_;
   std::shared_ptr<Value> opt_;
   std::shared_ptr<const Tensor> map_values_;  // keys are in tensor_
   ir::Type elem_type_;
 };
+
+// Bytes of bookkeeping that a value kept in a sequence or among the scan
+// outputs a Loop collects costs besides its buffer (the object, its dims,
+// its buffer's control blocks): charged to the run's budget, so that 2^30
+// references to one tiny tensor count.
+int64_t held_overhead(const Value& v);
 
 // "float[2,3]" for dims {2,3}.
 std::string dims_to_string(const Dims& dims);

@@ -267,9 +267,13 @@ OutputDir OutputDir::subdir(const std::string& name) const {
 }
 
 void OutputDir::write_file(const std::string& name, std::string_view bytes) const {
-  AtomicFile file(fd_, name, path_ + "/" + name);
-  file.write(bytes.data(), bytes.size());
-  file.commit();
+  std::unique_ptr<AtomicFile> file = atomic_file(name);
+  file->write(bytes.data(), bytes.size());
+  file->commit();
+}
+
+std::unique_ptr<AtomicFile> OutputDir::atomic_file(const std::string& name) const {
+  return std::make_unique<AtomicFile>(fd_, name, path_ + "/" + name);
 }
 
 std::vector<std::string> OutputDir::entries() const {

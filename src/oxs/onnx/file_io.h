@@ -15,6 +15,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
@@ -102,6 +103,10 @@ class OutputDir {
   // Writes `bytes` as `name` (one component) through a temporary file
   // renamed over it; a link at `name` is replaced, not written through.
   void write_file(const std::string& name, std::string_view bytes) const;
+  // A file `name` (one component) written through a temporary file in this
+  // directory and renamed over it on commit (AtomicFile); this directory
+  // must outlive it.
+  std::unique_ptr<AtomicFile> atomic_file(const std::string& name) const;
   // Names of the entries (not "." or "..").
   std::vector<std::string> entries() const;
   // Removes entry `name`: a file or link is unlinked (a link's target is

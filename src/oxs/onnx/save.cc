@@ -102,33 +102,20 @@ const ExternalStorage* external_storage(const ir::Tensor& t) {
   return dynamic_cast<const ExternalStorage*>(t.storage().get());
 }
 
-// Creates the missing directories of `location` below `dir`, refusing
-// symbolic links, so that a write cannot escape the model's directory.
-void prepare_dirs(const std::string& dir, const std::string& location, const std::string& model) {
-  std::string path = dir;
-  size_t start = 0;
-  for (;;) {
-    size_t end = location.find('/', start);
-    if (end == std::string::npos) return;
-    std::string part = location.substr(start, end - start);
-    start = end + 1;
+// The directory a data file at `location` (relative to the model's
+// directory `dir`) goes into: each directory of `location` is opened below
+// its parent with O_NOFOLLOW and created where missing (OutputDir), so a
+// symbolic link planted there, even between a check and the write, is
+// refused, never written through.
+std::unique_ptr<OutputDir> open_data_dir(const std::string& dir, const std::string& location) {
+  auto d = std::make_unique<OutputDir>(OutputDir::open(dir, false));
+  for (size_t start = 0, end; (end = location.find('/', start)) != std::string::npos;
+       start = end + 1) {
+    const std::string part = location.substr(start, end - start);
     if (part.empty() || part == ".") continue;
-    path += "/" + part;
-    struct stat st {};
-    if (::lstat(path.c_str(), &st) != 0) {
-      if (::mkdir(path.c_str(), 0755) != 0) {
-        throw Error(ErrorKind::IO, "cannot create directory " + path + ": " + std::strerror(errno),
-                    {.file = model});
-      }
-      continue;
-    }
-    if (!S_ISDIR(st.st_mode)) {
-      throw Error(ErrorKind::Usage,
-                  "cannot write external data '" + location + "': " + path +
-                      " is not a directory (symbolic links are refused)",
-                  {.file = model});
-    }
+    d = std::make_unique<OutputDir>(d->subdir(part));
   }
+  return d;
 }
 
 // True if the file at `target` already holds every placement (the tensors
@@ -307,11 +294,13 @@ void save(const ir::Model& model, const std::string& path, const SaveOptions& op
       replaced.emplace(old.st_dev, old.st_ino);
     }
   }
-  // Write everything to temporary files first.
+  // Write everything to temporary files first (their directories stay open
+  // until the files are renamed into them).
+  std::vector<std::unique_ptr<OutputDir>> data_dirs;
   std::vector<std::unique_ptr<AtomicFile>> data_files;
   for (const auto& [plan, target] : to_write) {
-    prepare_dirs(dir, plan->location, path);
-    auto file = std::make_unique<AtomicFile>(target);
+    data_dirs.push_back(open_data_dir(dir, plan->location));
+    auto file = data_dirs.back()->atomic_file(base_name(plan->location));
     for (const Placement& p : plan->placements) {
       write_tensor(*file, *p.tensor, p.offset, replaced);
       progress.add(p.length);

@@ -31,13 +31,15 @@ void sequence_construct_k(KernelContext& ctx) {
   ctx.set_output(0, Value::sequence(std::move(items)));
 }
 
+// Insert and erase take the input sequence when it dies here and nothing
+// else holds its elements (a Loop growing a sequence): O(1) per append, so
+// such a loop is linear, not quadratic.
 void sequence_insert_k(KernelContext& ctx) {
-  const Value& s = seq_input(ctx, 0);
-  std::vector<Value> items = s.items();
-  int64_t p =
-      ctx.has_input(2) ? seq_pos(ctx, 2, int64_t(items.size()), true) : int64_t(items.size());
-  items.insert(items.begin() + p, ctx.tensor(1));
-  ctx.set_output(0, Value::sequence(std::move(items), s.elem_type()));
+  const size_t n = seq_input(ctx, 0).items().size();
+  int64_t p = ctx.has_input(2) ? seq_pos(ctx, 2, int64_t(n), true) : int64_t(n);
+  Value item = ctx.tensor(1);
+  Value s = ctx.take_input(0);
+  ctx.set_output(0, Value::sequence_inserted(s, size_t(p), std::move(item)));
 }
 
 void sequence_at_k(KernelContext& ctx) {
@@ -46,13 +48,11 @@ void sequence_at_k(KernelContext& ctx) {
 }
 
 void sequence_erase_k(KernelContext& ctx) {
-  const Value& s = seq_input(ctx, 0);
-  std::vector<Value> items = s.items();
-  if (items.empty()) ctx.fail("cannot erase from an empty sequence");
-  int64_t p =
-      ctx.has_input(1) ? seq_pos(ctx, 1, int64_t(items.size()), false) : int64_t(items.size()) - 1;
-  items.erase(items.begin() + p);
-  ctx.set_output(0, Value::sequence(std::move(items), s.elem_type()));
+  const size_t n = seq_input(ctx, 0).items().size();
+  if (n == 0) ctx.fail("cannot erase from an empty sequence");
+  int64_t p = ctx.has_input(1) ? seq_pos(ctx, 1, int64_t(n), false) : int64_t(n) - 1;
+  Value s = ctx.take_input(0);
+  ctx.set_output(0, Value::sequence_erased(s, size_t(p)));
 }
 
 void sequence_length_k(KernelContext& ctx) {
@@ -147,6 +147,14 @@ void concat_from_sequence_k(KernelContext& ctx) {
 void optional_k(KernelContext& ctx) {
   ir::Type t;
   if (const ir::Attr* a = ctx.attr("type")) t = a->tp;
+  // Optional types do not nest (V is a tensor or a sequence of tensors): an
+  // Optional of its own output in a Loop nested a value one level deeper
+  // every trip, and freeing a million levels overflowed the stack.
+  if (ctx.has_input(0) && ctx.input(0).is_optional()) {
+    ctx.fail(
+        "input 0 is an optional; Optional takes a tensor or a sequence of tensors (optional "
+        "types do not nest)");
+  }
   if (ctx.has_input(0)) {
     ctx.set_output(0, Value::optional(ctx.input(0), t));
   } else {

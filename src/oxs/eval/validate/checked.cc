@@ -58,12 +58,16 @@ void check_work(const KernelContext& ctx, std::initializer_list<int64_t> factors
 size_t checked_buffer(const KernelContext& ctx, std::initializer_list<int64_t> factors,
                       size_t elem_size, const char* what) {
   int64_t n = 1;
-  bool overflow = false;
+  bool overflow = false, empty = false;
   for (int64_t f : factors) {
     if (f < 0) ctx.fail(std::string(what) + " has a negative size");
+    empty = empty || f == 0;
     overflow = overflow || __builtin_mul_overflow(n, f, &n);
   }
-  if (n == 0) return 0;
+  // Empty only when a factor is 0: a product that wraps to 0 (2^31 x 2^40)
+  // is not (it sized LinearRegressor's scores as 0 and the loop wrote past
+  // them).
+  if (empty) return 0;
   if (overflow || n > allocation_limit() / int64_t(elem_size)) {
     std::string text;
     for (int64_t f : factors) text += (text.empty() ? "" : " x ") + std::to_string(f);

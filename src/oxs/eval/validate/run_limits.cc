@@ -5,6 +5,7 @@
 
 #include <cstdio>
 
+#include "oxs/eval/buffer_pool.h"
 #include "oxs/ir/error.h"
 
 namespace oxs::eval {
@@ -122,6 +123,28 @@ void throw_nested_too_deeply(const std::string& what) {
                   "evaluator's stack can hold (" +
                   std::to_string(stack_left() >> 10) +
                   " KiB left); flatten the model (inline its functions)");
+}
+
+void MemoryBudget::throw_over_limit(const std::string& what, int64_t now) const {
+  throw Error(ErrorKind::Input, what + " would take the memory held by this run to " +
+                                    std::to_string(now) + " bytes, over the limit of " +
+                                    std::to_string(limit) +
+                                    " bytes; check the input shapes and loop counts (or "
+                                    "--memory-limit-mb)");
+}
+
+void MemoryBudget::trim_pool_within(int64_t room) {
+  if (room < 0) room = 0;
+  if (pool_cached_bytes() > static_cast<size_t>(room)) trim_pool(static_cast<size_t>(room));
+}
+
+MemoryCharge::MemoryCharge() {
+  if (RunLimits* l = current_run_limits()) budget_ = l->budget();
+}
+
+void MemoryCharge::release() {
+  if (budget_ && bytes_) budget_->refund(bytes_);
+  bytes_ = 0;
 }
 
 int64_t physical_memory_bytes() {

@@ -16,12 +16,62 @@
 
 namespace oxs::eval {
 
-// Bytes of evaluator tensors alive during a run, against a budget. Shared by
-// the run and the buffers it allocated (a buffer may outlive the run).
+// Bytes a run holds, against a budget: tensor buffers (charged when
+// allocated, refunded when freed), the heap bytes of strings, and the
+// bookkeeping of values that accumulate (a sequence's elements, the scan
+// outputs a Loop or Scan collects). Shared by the run and what it allocated
+// (a buffer may outlive the run).
 struct MemoryBudget {
   std::atomic<int64_t> live{0};
   int64_t limit = 0;  // 0: no limit
   int64_t peak = 0;
+
+  // Adds `bytes`. When the run would then hold more than `limit`, charges
+  // nothing and throws oxs::Error (Input): "<what()> would take the memory
+  // held by this run to N bytes, over the limit of L bytes; ...". `what` is
+  // called only then. Freed buffers cached by the buffer pool count too: the
+  // pool is trimmed so that cached and live bytes stay within the limit.
+  template <class Describe>
+  void charge(int64_t bytes, Describe&& what) {
+    const int64_t now = live.fetch_add(bytes) + bytes;
+    if (limit > 0 && now > limit) {
+      live.fetch_sub(bytes);
+      throw_over_limit(what(), now);
+    }
+    if (now > peak) peak = now;
+    if (limit > 0) trim_pool_within(limit - now);
+  }
+  void refund(int64_t bytes) { live.fetch_sub(bytes); }
+
+ private:
+  [[noreturn]] void throw_over_limit(const std::string& what, int64_t now) const;
+  static void trim_pool_within(int64_t room);
+};
+
+// Bytes held for as long as this object lives, charged to the budget of the
+// run that was current when it was made (nothing outside a run): the
+// elements of a sequence, the parts of a scan output a Loop collects.
+class MemoryCharge {
+ public:
+  MemoryCharge();
+  ~MemoryCharge() { release(); }
+  MemoryCharge(const MemoryCharge&) = delete;
+  MemoryCharge& operator=(const MemoryCharge&) = delete;
+
+  // Adds `bytes` (MemoryBudget::charge: throws naming what() when over).
+  template <class Describe>
+  void add(int64_t bytes, Describe&& what) {
+    if (!budget_) return;
+    budget_->charge(bytes, what);
+    bytes_ += bytes;
+  }
+  // Refunds everything charged so far.
+  void release();
+  int64_t bytes() const { return bytes_; }
+
+ private:
+  std::shared_ptr<MemoryBudget> budget_;
+  int64_t bytes_ = 0;
 };
 
 class RunLimits {

@@ -297,34 +297,41 @@ void bind_models(py::module_& m) {
     py::gil_scoped_acquire gil;
     return wrap_model(std::move(out));
   });
-  m.def("run", [](py::handle model, const py::dict& feeds) {
-    ModelPtr mp = model_of(model);
-    std::map<std::string, eval::Value> in;
-    std::map<std::string, const ir::Value*> by_name;
-    for (const ir::Value* v : mp->graph->inputs()) by_name[v->name()] = v;
-    for (auto kv : feeds) {
-      std::string name = kv.first.cast<std::string>();
-      auto it = by_name.find(name);
-      if (it == by_name.end()) {
-        std::string known;
-        for (const auto& [k, v] : by_name) known += (known.empty() ? "" : ", ") + k;
-        throw Error(ErrorKind::Usage,
-                    "the model has no input '" + name + "' (inputs: " + known + ")");
-      }
-      in.emplace(name, value_from_python(kv.second, it->second->type(), "input '" + name + "'"));
-    }
-    std::vector<eval::Value> out;
-    std::vector<std::string> names;
-    {
-      py::gil_scoped_release nogil;
-      eval::Session s(*mp);
-      out = s.run(in);
-      names = s.output_names();
-    }
-    py::dict d;
-    for (size_t i = 0; i < out.size(); ++i) d[py::str(names[i])] = value_to_python(out[i]);
-    return d;
-  });
+  m.def(
+      "run",
+      [](py::handle model, const py::dict& feeds, double max_seconds, int64_t max_live_bytes) {
+        ModelPtr mp = model_of(model);
+        std::map<std::string, eval::Value> in;
+        std::map<std::string, const ir::Value*> by_name;
+        for (const ir::Value* v : mp->graph->inputs()) by_name[v->name()] = v;
+        for (auto kv : feeds) {
+          std::string name = kv.first.cast<std::string>();
+          auto it = by_name.find(name);
+          if (it == by_name.end()) {
+            std::string known;
+            for (const auto& [k, v] : by_name) known += (known.empty() ? "" : ", ") + k;
+            throw Error(ErrorKind::Usage,
+                        "the model has no input '" + name + "' (inputs: " + known + ")");
+          }
+          in.emplace(name,
+                     value_from_python(kv.second, it->second->type(), "input '" + name + "'"));
+        }
+        std::vector<eval::Value> out;
+        std::vector<std::string> names;
+        {
+          py::gil_scoped_release nogil;
+          eval::SessionOptions options;
+          options.max_seconds = max_seconds;        // <= 0: none
+          options.max_live_bytes = max_live_bytes;  // 0: the default budget
+          eval::Session s(*mp, std::move(options));
+          out = s.run(in);
+          names = s.output_names();
+        }
+        py::dict d;
+        for (size_t i = 0; i < out.size(); ++i) d[py::str(names[i])] = value_to_python(out[i]);
+        return d;
+      },
+      "model"_a, "feeds"_a, "max_seconds"_a = 0.0, "max_live_bytes"_a = int64_t{0});
   m.def("decompile", [](py::handle model) {
     ModelPtr mp = model_of(model);
     py::gil_scoped_release nogil;

@@ -57,12 +57,30 @@ def infer_shapes(model) -> Model:
     return _core.infer_shapes(_model(model))
 
 
-def run(model, feeds: dict) -> dict:
+def run(model, feeds: dict, timeout=None, memory_limit_mb=None) -> dict:
     """Runs the main graph on the oxs evaluator: {input name: array, list
-    (sequence), None (empty optional), dict (map)} -> {output name: value}."""
+    (sequence), None (empty optional), dict (map)} -> {output name: value}.
+
+    Limits for untrusted models, as `oxs run --max-seconds` and
+    `--memory-limit-mb`: timeout (seconds of wall time; default none) stops
+    the run with an error; memory_limit_mb bounds everything the run holds
+    at once (tensors, strings, sequences, loop outputs; default three
+    quarters of physical memory)."""
     if not isinstance(feeds, dict):
         raise TypeError("run(model, feeds): feeds is a dict {input name: value}")
-    return _core.run(_model(model), feeds)
+    max_seconds = 0.0
+    if timeout is not None:
+        max_seconds = float(timeout)
+        if not max_seconds > 0:
+            raise ValueError(f"run: timeout must be a positive number of seconds, not {timeout!r}")
+    max_live_bytes = 0
+    if memory_limit_mb is not None:
+        if isinstance(memory_limit_mb, bool) or not isinstance(memory_limit_mb, int) \
+                or not 0 < memory_limit_mb <= (1 << 43):
+            raise ValueError("run: memory_limit_mb must be an int between 1 and 2**43, "
+                             f"not {memory_limit_mb!r}")
+        max_live_bytes = memory_limit_mb << 20
+    return _core.run(_model(model), feeds, max_seconds, max_live_bytes)
 
 
 def decompile(model) -> str:
