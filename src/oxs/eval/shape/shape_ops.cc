@@ -595,8 +595,14 @@ void space_to_depth_k(KernelContext& ctx) {
   int64_t n = x.dim(0), c = x.dim(1), h = x.dim(2), w = x.dim(3);
   if (h % b || w % b) ctx.fail("height and width must be multiples of blocksize");
   checked_mul(ctx, c, checked_mul(ctx, b, b, "blocksize^2"), "the output channels");
+  // SpaceToDepth-28's mode: DCR (the earlier versions' only order) puts the
+  // block offset before the channel, CRD after it.
+  std::string mode = ctx.attr_string("mode", "DCR");
+  if (mode != "DCR" && mode != "CRD") ctx.fail("mode must be DCR or CRD, not '" + mode + "'");
   Tensor t = x.reshaped({n, c, h / b, b, w / b, b});
-  ctx.set_output(0, transpose_tensor(t, {0, 3, 5, 1, 2, 4}).reshaped({n, c * b * b, h / b, w / b}));
+  std::vector<int64_t> perm = mode == "CRD" ? std::vector<int64_t>{0, 1, 3, 5, 2, 4}
+                                            : std::vector<int64_t>{0, 3, 5, 1, 2, 4};
+  ctx.set_output(0, transpose_tensor(t, perm).reshaped({n, c * b * b, h / b, w / b}));
 }
 
 void trilu_k(KernelContext& ctx) {
