@@ -81,7 +81,12 @@ struct OrtCase {
 // Runs `model` with both runtimes on the same inputs and expects equal outputs.
 inline void check_against_ort(const ir::Model& model, const std::string& name,
                               const OrtCase& c = {}) {
-  const char* python = std::getenv("OXS_PYTHON");  // the venv's (tests/eval/CMakeLists.txt)
+  // The venv's Python: the environment (eval_ort_tests, tests/eval/CMakeLists.txt) or, for
+  // other binaries that use this header, compiled in (tests/rewrite/CMakeLists.txt).
+  const char* python = std::getenv("OXS_PYTHON");
+#ifdef OXS_PYTHON
+  if (!python) python = OXS_PYTHON;
+#endif
   ASSERT_TRUE(python && fs::exists(python))
       << "OXS_PYTHON names no Python: run scripts/install-deps, and the tests through ctest";
   // The process id keeps concurrent runs apart (several checkouts testing at
