@@ -395,8 +395,11 @@ Tensor shift_to_int32(const KernelContext& ctx, const Tensor& x, const Tensor* z
              (axis_from_end == 2 ? "row of A" : "column of B") + ")");
   }
   Tensor zr = z.reshaped(zd);
-  binary_broadcast<int32_t, int32_t, int32_t>(xi, zr, out,
-                                              [](int32_t v, int32_t w) { return v - w; });
+  // Modular, not signed, subtraction: 8-bit values never wrap, but a hostile
+  // model's int32 operands may (signed overflow is undefined; UBSan found it).
+  binary_broadcast<int32_t, int32_t, int32_t>(xi, zr, out, [](int32_t v, int32_t w) {
+    return static_cast<int32_t>(static_cast<uint32_t>(v) - static_cast<uint32_t>(w));
+  });
   return out;
 }
 
